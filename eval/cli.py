@@ -1,0 +1,58 @@
+"""What the two command-line scripts share: the data-source flags and the error edge."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from eval.data import DEFAULT_DATA, DEFAULT_DATASET, file_sha256, load_rows_from_dataset, load_rows_from_file, rows_sha256
+from eval.errors import ConfigError, HarnessError
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """The rows of a run and where they came from."""
+
+    rows: list[dict]
+    source: str
+    sha256: str
+    path: Path | None
+
+
+def add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """--data (alias --data-file, as the original scripts spell it), --dataset and --limit."""
+    group = parser.add_argument_group("Data")
+    source = group.add_mutually_exclusive_group()
+    source.add_argument("--data", "--data-file", dest="data", type=Path, default=None,
+                        help=f"data JSONL file (default: {DEFAULT_DATA.relative_to(DEFAULT_DATA.parent.parent)})")
+    source.add_argument("--dataset", nargs="?", const=DEFAULT_DATASET, default=None, metavar="NAME",
+                        help=f"load the test split with `datasets` (default name: {DEFAULT_DATASET})")
+    group.add_argument("--limit", type=int, default=None, metavar="N",
+                       help="use only the first N rows (a smoke run; never formal)")
+
+
+def load_data(args: argparse.Namespace) -> LoadedData:
+    """Load and validate the rows the flags name; apply --limit afterwards."""
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
+    if args.dataset:
+        rows = load_rows_from_dataset(args.dataset)
+        return LoadedData(rows, f"dataset:{args.dataset}", rows_sha256(rows), None)
+    path = args.data or DEFAULT_DATA
+    rows = load_rows_from_file(path)
+    return LoadedData(rows, str(path), file_sha256(path), path)
+
+
+def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
+    """Run a script's main; a HarnessError becomes one clear message and its exit status."""
+    try:
+        return main(argv)
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_status
+    except KeyboardInterrupt:
+        print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
+        return 130

@@ -1,0 +1,84 @@
+"""Loading a predictions JSONL (SPEC §6): strict about the file, exact about the text.
+
+The prediction text is kept exactly as given: the rules see it unstripped and unnormalised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from eval.data import read_jsonl_objects
+from eval.errors import PredictionError
+
+_FENCE = re.compile(r"```")
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_DECODER = json.JSONDecoder()
+
+
+def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = frozenset()) -> tuple[dict, int]:
+    """({case_id: prediction or None}, number of lines) from a predictions file.
+
+    Stops with PredictionError (file, line, hint) on every error SPEC §6 lists. `ignored_ids`
+    are data rows outside a `--limit` run: their predictions are accepted and left unscored.
+    """
+    entries = read_jsonl_objects(Path(path), kind=PredictionError)
+    predictions: dict[str, str | None] = {}
+    first_line: dict[str, int] = {}
+    for number, entry in entries:
+        where = f"{path}:{number}"
+        if not isinstance(entry, dict):
+            raise PredictionError(f"{where}: a prediction line must be a JSON object, got {type(entry).__name__}",
+                                  'write {"case_id": "...", "prediction": "..."} on each line')
+        case_id = entry.get("case_id")
+        if not isinstance(case_id, str):
+            problem = "has no case_id" if "case_id" not in entry else f"has a case_id of type {type(case_id).__name__}"
+            raise PredictionError(f"{where}: the line {problem}", "case_id must be the data row's id, as a string")
+        if "prediction" not in entry:
+            raise PredictionError(f"{where}: case_id {case_id!r} has no 'prediction' field",
+                                  "write the translation as a string, or null when there is none")
+        prediction = entry["prediction"]
+        if prediction is not None and not isinstance(prediction, str):
+            raise PredictionError(
+                f"{where}: the prediction of {case_id!r} is a JSON {type(prediction).__name__}, not a string or null",
+                "serialise JSON-format translations to a string (json.dumps(obj, ensure_ascii=False))")
+        if case_id in first_line:
+            raise PredictionError(f"{where}: duplicate case_id {case_id!r} (first at line {first_line[case_id]})",
+                                  "keep one prediction per case_id")
+        first_line[case_id] = number
+        if case_id not in known_ids and case_id not in ignored_ids:
+            raise PredictionError(f"{where}: case_id {case_id!r} is not in the data",
+                                  "check that the predictions belong to this data file (--data / --dataset)")
+        if case_id in known_ids:
+            predictions[case_id] = prediction
+    return predictions, len(entries)
+
+
+def is_missing(prediction: str | None) -> bool:
+    """SPEC §6: null, empty or whitespace-only predictions are missing."""
+    return prediction is None or not prediction.strip()
+
+
+def wrapper_diagnostics(prediction: str) -> dict[str, bool]:
+    """Which kinds of wrapper a prediction carries; reported, never scored (SPEC §6)."""
+    return {
+        "code_fence": bool(_FENCE.search(prediction)),
+        "think_block": bool(_THINK.search(prediction)),
+        "text_around_json": _has_text_around_json(prediction),
+    }
+
+
+def _has_text_around_json(prediction: str) -> bool:
+    """True when a JSON object sits inside other text (prose, a fence) rather than alone."""
+    start = prediction.find("{")
+    while start != -1:
+        try:
+            value, end = _DECODER.raw_decode(prediction, start)
+        except json.JSONDecodeError:
+            start = prediction.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return bool(prediction[:start].strip() or prediction[end:].strip())
+        start = prediction.find("{", end)
+    return False

@@ -1,0 +1,116 @@
+"""Writing the outputs (SPEC §11): scores.jsonl, summary.json, report.md, and the console table.
+
+Every file is written to a temporary name and renamed into place, so a reader never sees half a
+file; summary.json is written last, so its presence means the run finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from eval import __version__
+from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+
+OUTPUT_FILES = ("summary.json", "report.md", "scores.jsonl")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def remove_previous_results(output_dir: Path) -> None:
+    """Delete the result files of an earlier run before a new one starts.
+
+    A run that then aborts leaves nothing that could pass for its result (the Judge cache stays).
+    """
+    for name in OUTPUT_FILES:
+        (output_dir / name).unlink(missing_ok=True)
+
+
+def make_signature(data_sha256: str, n_instances: int, rule_set: str, judge: dict | None) -> str:
+    """Every setting the numbers depend on, as one short `key:value|...` string."""
+    parts = [f"data:{data_sha256[:12]}", f"n:{n_instances}", f"rules:{rule_set}"]
+    if judge is None:
+        parts.append("judge:none")
+    else:
+        parts.append(f"judge:{judge['model']}")
+        parts.append(f"endpoint:{judge['endpoint_kind']}")
+        for key, value in sorted(judge.get("params", {}).items()):
+            parts.append(f"{key}:{json.dumps(value, sort_keys=True, separators=(',', ':')) if isinstance(value, (dict, list)) else value}")
+        for key, value in sorted(judge.get("prompt_versions", {}).items()):
+            parts.append(f"prompt.{key}:{value}")
+    parts.append(f"boot:{BOOTSTRAP_SAMPLES}")
+    parts.append(f"seed:{BOOTSTRAP_SEED}")
+    parts.append(f"version:{__version__}")
+    return "|".join(parts)
+
+
+def scores_jsonl(scores: list[dict]) -> str:
+    return "".join(json.dumps(score, ensure_ascii=False) + "\n" for score in scores)
+
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{100 * value:.1f}" if percent else f"{value:.4f}"
+
+
+def _headline_cell(metric: dict) -> str:
+    if metric["value"] is None:
+        return "n/a"
+    low, high = metric["ci95"]
+    return f"{metric['value']:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def report_markdown(summary: dict) -> str:
+    """report.md: headline numbers, the run's status and signature, and the breakdown tables."""
+    lines = ["# InstTrans-Bench evaluation report", ""]
+    status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
+    lines += [f"- Run: {status}", f"- Signature: `{summary['signature']}`",
+              f"- Data: {summary['data']['source']} ({summary['data']['n_instances']} instances, "
+              f"sha256 {summary['data']['sha256'][:12]}, manifest match: {summary['data']['manifest_match']})",
+              f"- Predictions: {summary['predictions']['path']} ({summary['predictions']['rows']} lines, "
+              f"{summary['predictions']['missing']} instances missing)", ""]
+    lines += ["| metric | value [95% CI] |", "|---|---|"]
+    for name in ("if_score", "quality", "hard_pass_rate"):
+        lines.append(f"| {name} | {_headline_cell(summary[name])} |")
+    lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean |", "|---|---|---:|---:|"]
+    for cid, entry in summary["by_constraint"].items():
+        value = entry.get("pass_rate", entry.get("mean"))
+        lines.append(f"| {cid} | {entry['kind']} | {entry['n']} | {_fmt(value)} |")
+    for key, title in (("by_scenario", "scenario"), ("by_domain", "domain"), ("by_language_pair", "language pair"),
+                       ("by_target_lang", "target language"), ("by_constraint_count", "constraints per instance")):
+        lines += ["", f"## By {title}", "", f"| {title} | n | if_score | quality | hard_pass_rate |",
+                  "|---|---:|---:|---:|---:|"]
+        for group, entry in summary[key].items():
+            lines.append(f"| {group} | {entry['n']} | {_fmt(entry['if_score'])} | {_fmt(entry['quality'])} "
+                         f"| {_fmt(entry['hard_pass_rate'])} |")
+    diagnostics = summary["predictions"]["diagnostics"]
+    lines += ["", "## Prediction diagnostics (no effect on scores)", ""]
+    lines += [f"- {name.replace('_', ' ')}: {count}" for name, count in diagnostics.items()]
+    return "\n".join(lines) + "\n"
+
+
+def console_table(summary: dict) -> str:
+    """The compact table printed at the end of a run."""
+    rows = [("if_score", _headline_cell(summary["if_score"])), ("quality", _headline_cell(summary["quality"])),
+            ("hard_pass_rate", _headline_cell(summary["hard_pass_rate"]))]
+    rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _fmt(entry.get("pass_rate", entry.get("mean"))))
+             for cid, entry in summary["by_constraint"].items()]
+    width = max(len(name) for name, _ in rows)
+    out = [f"{name:<{width}}  {value}" for name, value in rows]
+    out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
+    out.append(f"signature: {summary['signature']}")
+    return "\n".join(out)

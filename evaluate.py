@@ -1,0 +1,155 @@
+"""Score a predictions file: hard rules, the LLM Judge, IF_Score and quality (SPEC §6–§11).
+
+    python evaluate.py --predictions P --output-dir O [--skip-judge] [--limit N] [--data FILE | --dataset [NAME]]
+
+Writes O/scores.jsonl, O/summary.json and O/report.md (and the Judge cache); exits 2 on bad
+input, 3 when the Judge aborts, and leaves no summary behind on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from eval import __version__
+from eval.cli import add_data_arguments, load_data, run_cli
+from eval.constraints import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
+from eval.metrics import breakdowns, headline
+from eval.predictions import is_missing, load_predictions, wrapper_diagnostics
+from eval.report import console_table, make_signature, remove_previous_results, report_markdown, scores_jsonl, write_atomic
+from eval.scoring import score_instance
+from eval.types import JudgeItem
+
+MANIFEST_PATH = Path(__file__).resolve().parent / "manifest.json"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    try:  # TEMPORARY until judge_client lands
+        from eval import judge_client
+    except ImportError:
+        judge_client = None
+
+    parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench predictions.")
+    io = parser.add_argument_group("Predictions and outputs")
+    io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
+    io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
+    io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
+    add_data_arguments(parser)
+    rules = parser.add_argument_group("Rules")
+    rules.add_argument("--rule-set", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+                       help="hard-rule semantics (default: the original scorer's)")
+    parser.add_argument("--skip-judge", action="store_true",
+                        help="hard rules only: offline and reproducible, never formal")
+    if judge_client: judge_client.add_judge_arguments(parser)
+    return parser
+
+
+def manifest_sha256() -> str | None:
+    """The data checksum manifest.json records, or None when there is no readable manifest."""
+    try:
+        return json.loads(MANIFEST_PATH.read_text(encoding="utf-8"))["data"]["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def judge_items(rows: list[dict], predictions: dict) -> list[JudgeItem]:
+    """One Judge item per instance with a non-missing prediction (SPEC §9: no call otherwise)."""
+    items = []
+    for row in rows:
+        prediction = predictions.get(row["case_id"])
+        if is_missing(prediction):
+            continue
+        soft = tuple((cid, constraint_line_for(row, cid)) for cid in row["constraint_ids"] if cid in SOFT_IDS)
+        items.append(JudgeItem(row["case_id"], row["source_lang"], row["target_lang"], row["source_text"],
+                               row["reference"], prediction, soft))
+    return items
+
+
+def non_formal_reasons(args: argparse.Namespace, n_used: int, n_total: int, sha256: str) -> list[str]:
+    """Every reason this run is not a formal result (SPEC §9)."""
+    reasons = []
+    if n_used < n_total:
+        reasons.append(f"--limit {args.limit}: {n_used} of {n_total} instances scored")
+    if args.skip_judge:
+        reasons.append("--skip-judge: soft constraints and quality were not scored")
+    expected = manifest_sha256()
+    if expected is None:
+        reasons.append("manifest.json is missing or unreadable, so the data cannot be identified")
+    elif expected != sha256:
+        reasons.append("the data's SHA-256 differs from manifest.json's")
+    if args.rule_set != DEFAULT_RULE_SET:
+        reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules")
+    return reasons
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    judge_settings = None
+    if not args.skip_judge:
+        from eval import judge_client
+
+        judge_settings = judge_client.settings_from_args(args)  # fail before any work
+    data = load_data(args)
+    rows = data.rows[: args.limit] if args.limit else data.rows
+    used_ids = {row["case_id"] for row in rows}
+    ignored_ids = {row["case_id"] for row in data.rows[len(rows):]}
+    predictions, prediction_lines = load_predictions(args.predictions, used_ids, ignored_ids)
+    remove_previous_results(args.output_dir)
+
+    judge_results, judge_block = {}, None
+    if judge_settings is not None:
+        from eval import judge_client
+
+        cache_path = args.judge_cache or args.output_dir / "judge_cache.sqlite"
+        judge_results, judge_block = judge_client.judge_instances(
+            judge_items(rows, predictions), judge_settings, Path(cache_path), progress=not args.quiet)
+
+    scores = [score_instance(row, predictions.get(row["case_id"]), judge_results.get(row["case_id"]), args.rule_set)
+              for row in rows]
+    summary = build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block)
+    write_atomic(args.output_dir / "scores.jsonl", scores_jsonl(scores))
+    write_atomic(args.output_dir / "report.md", report_markdown(summary))
+    write_atomic(args.output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+    if not args.quiet:
+        print(console_table(summary))
+        print(f"wrote {args.output_dir / 'scores.jsonl'}, summary.json and report.md")
+    return 0
+
+
+def build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block) -> dict:
+    """summary.json (SPEC §11)."""
+    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256)
+    diagnostics = Counter()
+    for row in rows:
+        prediction = predictions.get(row["case_id"])
+        if not is_missing(prediction):
+            diagnostics.update(name for name, present in wrapper_diagnostics(prediction).items() if present)
+    expected = manifest_sha256()
+    summary = {
+        "harness_version": __version__,
+        "formal": not reasons,
+        "non_formal_reasons": reasons,
+        "data": {"source": data.source, "sha256": data.sha256, "manifest_match": expected == data.sha256,
+                 "n_instances": len(rows)},
+        "predictions": {
+            "path": str(args.predictions),
+            "rows": prediction_lines,
+            "missing": sum(score["status"] == "missing" for score in scores),
+            "diagnostics": {name: diagnostics[name] for name in ("code_fence", "think_block", "text_around_json")},
+        },
+        "rule_set": args.rule_set,
+        "judge": judge_block,
+        "signature": make_signature(data.sha256, len(rows), args.rule_set, judge_block),
+        "if_score": headline(scores, "if_score"),
+        "quality": headline(scores, "quality"),
+        "hard_pass_rate": headline([{**s, "hard_pass": float(s["hard_pass"])} for s in scores], "hard_pass"),
+    }
+    summary.update(breakdowns(scores))
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))
