@@ -87,6 +87,7 @@ def non_formal_reasons(args: argparse.Namespace, n_used: int, n_total: int, sha2
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    remove_previous_results(args.output_dir)
     judge_settings = None
     if not args.skip_judge:
         from eval import judge_client
@@ -97,7 +98,6 @@ def main(argv: list[str] | None = None) -> int:
     used_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows[len(rows):]}
     predictions, prediction_lines = load_predictions(args.predictions, used_ids, ignored_ids)
-    remove_previous_results(args.output_dir)
 
     judge_results, judge_block = {}, None
     if judge_settings is not None:

@@ -1,0 +1,64 @@
+"""Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
+
+    python scripts/bench_evaluate.py [--rows 3000] [--repeat 3]
+
+The file is the bundled rows repeated with fresh case_ids, scored against the bundled example
+predictions under the same fresh ids; evaluate.py runs as a child process, as a user runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_files(directory: Path, n_rows: int) -> tuple[Path, Path]:
+    rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    examples = {}
+    for line in (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").split("\n"):
+        if line:
+            entry = json.loads(line)
+            examples[entry["case_id"]] = entry["prediction"]
+    data, predictions = directory / "data.jsonl", directory / "predictions.jsonl"
+    with open(data, "w", encoding="utf-8") as data_out, open(predictions, "w", encoding="utf-8") as pred_out:
+        for index in range(n_rows):
+            row = dict(rows[index % len(rows)])
+            original = row["case_id"]
+            row["case_id"] = f"bench-{index:05d}"
+            data_out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            pred_out.write(json.dumps({"case_id": row["case_id"], "prediction": examples.get(original)},
+                                      ensure_ascii=False) + "\n")
+    return data, predictions
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = Path(temporary)
+        data, predictions = build_files(directory, args.rows)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--data", str(data), "--predictions",
+                            str(predictions), "--output-dir", str(directory / "out"), "--skip-judge", "--quiet"],
+                           check=True)
+            times.append(time.perf_counter() - start)
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"rows: {args.rows}; --skip-judge wall time: best {min(times):.2f} s, "
+          f"median {sorted(times)[len(times) // 2]:.2f} s over {args.repeat} runs; peak RSS {peak_mb:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

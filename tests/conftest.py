@@ -1,0 +1,45 @@
+"""Shared fixtures: valid data rows in the bundled layout and JSONL writers."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+# Tests run offline: `datasets` must never try the hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+import pytest
+
+from eval.data import render_prompt
+
+
+def make_row(case_id: str = "t-001", **fields) -> dict:
+    """A valid §1 row (zh→en, one format_preserve line) with `fields` overriding the defaults."""
+    row = {
+        "case_id": case_id,
+        "reference": "Hello, world",
+        "source_lang": "zh",
+        "target_lang": "en",
+        "source_text": "你好，世界",
+        "constraints": ["保持原文格式"],
+        "constraint_ids": ["format_preserve"],
+        "scenario": "social",
+        "domain": "评论",
+    }
+    row.update(fields)
+    row["prompt"] = fields.get("prompt") or render_prompt(
+        row["source_lang"], row["target_lang"], row["constraints"], row["source_text"])
+    return row
+
+
+def write_jsonl(path: Path, objects: list) -> Path:
+    """Write one JSON value per line (UTF-8, `\\n` line ends)."""
+    path.write_text("".join(json.dumps(value, ensure_ascii=False) + "\n" for value in objects), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def row_factory():
+    return make_row

@@ -1,0 +1,174 @@
+"""evaluate.py end to end on small files: outputs, scoring algebra, --limit, and every §6 error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import evaluate
+import prepare_inputs
+from conftest import make_row, write_jsonl
+
+JSON_SOURCE = '{"title": "标题", "items": [{"name": "甲"}]}'
+ROWS = [
+    make_row("r1"),  # plain text with a format_preserve line: nothing triggers, passes
+    make_row("r2", source_text=JSON_SOURCE, reference='{"title": "Title", "items": [{"name": "A"}]}',
+             constraints=["保持原文格式：JSON 键名不变", "专名/术语对照：标题→Title"],
+             constraint_ids=["format_preserve", "term_compliance"], scenario="doc_textbook", domain="网页文本"),
+    make_row("r3", target_lang="ja", reference="こんにちは、世界", scenario="novel", domain="小说",
+             constraints=["保持原文格式", "译文语体：正式"], constraint_ids=["format_preserve", "style_consistency"],
+             style={"formality": "formal"}),
+    make_row("r4", source_lang="en", target_lang="zh", source_text="Hello #tag#", reference="你好 #tag#",
+             constraints=["保留以下社交元素，不得翻译或改动：#tag#"], constraint_ids=["social_preserve"]),
+]
+
+
+def run(tmp_path, predictions, *extra, rows=ROWS):
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    preds = write_jsonl(tmp_path / "preds.jsonl", predictions)
+    out = tmp_path / "out"
+    status = evaluate.main(["--data", str(data), "--predictions", str(preds), "--output-dir", str(out),
+                            "--skip-judge", "--quiet", *extra])
+    return status, out
+
+
+def scores_of(out):
+    return [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
+
+
+def test_skip_judge_run_scores_hard_rules_and_writes_every_output(tmp_path):
+    predictions = [
+        {"case_id": "r4", "prediction": "你好 #标签#"},  # social element altered: fails
+        {"case_id": "r1", "prediction": "Hello, world"},
+        {"case_id": "r2", "prediction": '{"title": "Title", "items": [{"name": "A"}]}'},
+        {"case_id": "r3", "prediction": "こんにちは"},
+    ]
+    status, out = run(tmp_path, predictions)
+    assert status == 0
+    scores = scores_of(out)
+    assert [s["case_id"] for s in scores] == ["r1", "r2", "r3", "r4"]  # data order
+    by_id = {s["case_id"]: s for s in scores}
+    assert by_id["r1"]["if_score"] == 1.0 and by_id["r1"]["quality"] is None
+    assert by_id["r2"]["hard_pass"] is True and by_id["r2"]["if_score"] == 1.0
+    assert by_id["r3"]["hard_pass"] is True and by_id["r3"]["if_score"] is None  # soft constraint, no Judge
+    assert by_id["r3"]["constraints"][1] == {"index": 2, "id": "style_consistency", "kind": "soft", "score": None,
+                                             "detail": {"reason": "Judge skipped (--skip-judge)"}}
+    assert by_id["r4"]["hard_pass"] is False and by_id["r4"]["if_score"] == 0.0
+    assert by_id["r4"]["constraints"][0]["detail"]["missing"] == ["#tag#"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["formal"] is False
+    assert any("--skip-judge" in reason for reason in summary["non_formal_reasons"])
+    assert any("manifest.json" in reason for reason in summary["non_formal_reasons"])
+    assert summary["hard_pass_rate"]["value"] == 0.75 and summary["if_score"]["value"] is None
+    assert summary["quality"]["value"] is None and summary["judge"] is None
+    assert summary["by_constraint"]["social_preserve"] == {"kind": "hard", "n": 1, "pass_rate": 0.0}
+    assert summary["by_language_pair"]["zh-en"]["n"] == 2
+    assert summary["by_constraint_count"]["2"]["hard_pass_rate"] == 1.0
+    assert "judge:none" in summary["signature"] and summary["data"]["n_instances"] == 4
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "NOT formal" in report and "| social_preserve | hard | 1 | 0.0000 |" in report
+
+
+def test_missing_predictions_score_zero_and_stay_in_the_denominator(tmp_path):
+    predictions = [{"case_id": "r1", "prediction": None}, {"case_id": "r2", "prediction": "  \n"},
+                   {"case_id": "r3", "prediction": ""}]  # r4 has no line at all
+    status, out = run(tmp_path, predictions)
+    assert status == 0
+    for score in scores_of(out):
+        assert score["status"] == "missing"
+        assert (score["if_score"], score["quality"], score["hard_pass"]) == (0.0, 0.0, False)
+        assert all(entry.get("passed", entry.get("score")) in (False, 0.0) for entry in score["constraints"])
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["predictions"]["missing"] == 4 and summary["predictions"]["rows"] == 3
+    assert summary["if_score"]["value"] == 0.0  # missing scores 0 even without a Judge
+    assert summary["hard_pass_rate"]["value"] == 0.0
+
+
+def test_the_prediction_text_is_seen_exactly_as_given(tmp_path):
+    fenced = '```json\n{"title": "Title", "items": [{"name": "A"}]}\n```'
+    status, out = run(tmp_path, [{"case_id": "r2", "prediction": fenced}])
+    detail = scores_of(out)[1]["constraints"][0]
+    assert status == 0 and detail["passed"] is False
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["predictions"]["diagnostics"] == {"code_fence": 1, "think_block": 0, "text_around_json": 1}
+
+
+def test_limit_scores_the_first_rows_and_accepts_predictions_past_them(tmp_path):
+    predictions = [{"case_id": cid, "prediction": "x"} for cid in ("r1", "r2", "r3", "r4")]
+    status, out = run(tmp_path, predictions, "--limit", "2")
+    assert status == 0
+    assert [s["case_id"] for s in scores_of(out)] == ["r1", "r2"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["data"]["n_instances"] == 2
+    assert any("--limit 2" in reason for reason in summary["non_formal_reasons"])
+
+
+PREDICTION_ERRORS = [
+    ("not json", "preds.jsonl:2: not valid JSON", "one JSON object per line"),
+    ([1, 2], "preds.jsonl:2: a prediction line must be a JSON object", "case_id"),
+    ({"prediction": "x"}, "preds.jsonl:2: the line has no case_id", "as a string"),
+    ({"case_id": 4, "prediction": "x"}, "preds.jsonl:2: the line has a case_id of type int", "as a string"),
+    ({"case_id": "r2", "prediction": {"title": "T"}}, "is a JSON dict, not a string or null",
+     "serialise JSON-format translations to a string"),
+    ({"case_id": "r2", "prediction": 3}, "is a JSON int, not a string or null", "serialise"),
+    ({"case_id": "r1", "prediction": "again"}, "preds.jsonl:2: duplicate case_id 'r1' (first at line 1)",
+     "one prediction per case_id"),
+    ({"case_id": "nope", "prediction": "x"}, "preds.jsonl:2: case_id 'nope' is not in the data",
+     "belong to this data file"),
+    ({"case_id": "r2"}, "preds.jsonl:2: case_id 'r2' has no 'prediction' field", "null"),
+]
+
+
+@pytest.mark.parametrize("bad_line, message, hint", PREDICTION_ERRORS, ids=[m[:30] for _, m, _ in PREDICTION_ERRORS])
+def test_a_broken_predictions_file_stops_with_status_2_file_line_and_hint(tmp_path, capsys, bad_line, message, hint):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    preds = tmp_path / "preds.jsonl"
+    second = bad_line if isinstance(bad_line, str) else json.dumps(bad_line)
+    preds.write_text(json.dumps({"case_id": "r1", "prediction": "ok"}) + "\n" + second + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds),
+                                              "--output-dir", str(out), "--skip-judge", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err and "hint:" in err and hint in err
+    assert "Traceback" not in err
+    assert not (out / "summary.json").exists()
+
+
+def test_a_failed_rerun_removes_the_previous_summary(tmp_path, capsys):
+    status, out = run(tmp_path, [{"case_id": "r1", "prediction": "ok"}])
+    assert status == 0 and (out / "summary.json").exists()
+    data = tmp_path / "data.jsonl"
+    broken = write_jsonl(tmp_path / "broken.jsonl", [{"case_id": "zzz", "prediction": "x"}])
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(broken),
+                                              "--output-dir", str(out), "--skip-judge", "--quiet"])
+    assert status == 2
+    assert not any((out / name).exists() for name in ("summary.json", "scores.jsonl", "report.md"))
+
+
+def test_a_bad_data_file_stops_with_status_2(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "data.jsonl", [make_row("a"), {**make_row("b"), "target_lang": "xx"}])
+    preds = write_jsonl(tmp_path / "preds.jsonl", [])
+    status = evaluate.run_cli(evaluate.main, ["--data-file", str(data), "--predictions", str(preds),
+                                              "--output-dir", str(tmp_path / "o"), "--skip-judge"])
+    assert status == 2 and "data.jsonl:2: target_lang 'xx'" in capsys.readouterr().err
+
+
+def test_prepare_inputs_exports_only_case_id_and_messages(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    out = tmp_path / "inputs.jsonl"
+    assert prepare_inputs.main(["--data", str(data), "--output", str(out)]) == 0
+    exported = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [row["case_id"] for row in exported] == ["r1", "r2", "r3", "r4"]
+    for row, source in zip(exported, ROWS):
+        assert set(row) == {"case_id", "messages"}
+        assert row["messages"] == [{"role": "user", "content": source["prompt"]}]
+        assert source["reference"] not in json.dumps(row, ensure_ascii=False)
+
+
+def test_prepare_inputs_limit(tmp_path):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    out = tmp_path / "inputs.jsonl"
+    assert prepare_inputs.main(["--data-file", str(data), "--output", str(out), "--limit", "1"]) == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1
