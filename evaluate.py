@@ -27,10 +27,7 @@ MANIFEST_PATH = Path(__file__).resolve().parent / "manifest.json"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    try:  # TEMPORARY until judge_client lands
-        from eval import judge_client
-    except ImportError:
-        judge_client = None
+    from eval import judge_client
 
     parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")
@@ -43,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="hard-rule semantics (default: the original scorer's)")
     parser.add_argument("--skip-judge", action="store_true",
                         help="hard rules only: offline and reproducible, never formal")
-    if judge_client: judge_client.add_judge_arguments(parser)
+    judge_client.add_judge_arguments(parser)
     return parser
 
 

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Callable
 
 from eval.constraints import CONSTRAINT_KINDS
 from eval.errors import DataError
@@ -120,15 +121,15 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
     return parsed
 
 
-def load_rows_from_file(path: Path) -> list[dict]:
-    """Rows of a JSONL data file, validated (SPEC §1)."""
+def load_rows_from_file(path: Path, validate: Callable | None = None) -> list[dict]:
+    """Rows of a JSONL data file, checked by `validate` (default: the InstTrans rules of SPEC §1)."""
     entries = read_jsonl_objects(Path(path))
     if not entries:
         raise DataError(f"{path}: the data file has no rows", "point --data at a non-empty JSONL file")
-    return validate_rows([(f"{path}:{number}", value) for number, value in entries])
+    return (validate or validate_rows)([(f"{path}:{number}", value) for number, value in entries])
 
 
-def load_rows_from_dataset(name: str) -> list[dict]:
+def load_rows_from_dataset(name: str, validate: Callable | None = None) -> list[dict]:
     """Rows of the `test` split loaded with `datasets` (the official release or a local copy).
 
     A path to a local .json/.jsonl file is loaded with the json builder; anything else is passed
@@ -156,7 +157,7 @@ def load_rows_from_dataset(name: str) -> list[dict]:
         rows.append((f"dataset {name} [test][{index}]", row))
     if not rows:
         raise DataError(f"dataset {name}: the test split is empty", "check the dataset name")
-    return validate_rows(rows)
+    return (validate or validate_rows)(rows)
 
 
 def file_sha256(path: Path) -> str:

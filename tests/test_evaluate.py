@@ -172,3 +172,15 @@ def test_prepare_inputs_limit(tmp_path):
     out = tmp_path / "inputs.jsonl"
     assert prepare_inputs.main(["--data-file", str(data), "--output", str(out), "--limit", "1"]) == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_the_dataset_flag_runs_through_datasets_on_a_local_directory(tmp_path):
+    (tmp_path / "hub").mkdir()
+    write_jsonl(tmp_path / "hub" / "test.jsonl", ROWS)
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": "r1", "prediction": "Hello, world"}])
+    out = tmp_path / "out"
+    status = evaluate.main(["--dataset", str(tmp_path / "hub"), "--predictions", str(preds), "--output-dir", str(out),
+                            "--skip-judge", "--quiet"])
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert status == 0 and summary["data"]["source"] == f"dataset:{tmp_path / 'hub'}"
+    assert summary["data"]["n_instances"] == 4 and summary["data"]["manifest_match"] is False
