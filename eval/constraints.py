@@ -7,6 +7,10 @@ added as another entry of `RULE_SETS` without touching `ORIGINAL_RULES`.
 
 from __future__ import annotations
 
+import json
+import re
+from collections import Counter
+from functools import lru_cache
 from typing import Callable
 
 from eval.types import RuleVerdict
@@ -33,7 +37,7 @@ SOFT_IDS = tuple(cid for cid, kind in CONSTRAINT_KINDS.items() if kind == SOFT)
 # SPEC §5: the keywords by which a constraint line is recognised as stating an id.
 # format_preserve and syllable_order lines carry no keyword the rules read.
 LINE_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "term_compliance": ("术语对照:", "术语对照："),
+    "term_compliance": ("术语对照", "专名"),
     "social_preserve": ("社交元素",),
     "layout_break": ("布局", "排版"),
     "style_consistency": ("语体", "风格"),
@@ -67,29 +71,422 @@ def constraint_line_for(row: dict, constraint_id: str) -> str:
 HardRule = Callable[[str, dict], RuleVerdict]
 
 
+_DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items (with a count beside)
+
+
+def _capped(items) -> list:
+    """The first few items of a detail list, so scores.jsonl stays compact."""
+    return list(items)[:_DETAIL_LIST_LIMIT]
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """A snippet for a detail: enough to recognise a tag or a prefix, never a full text."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _parse_json(text: str):
+    """(value, None) when `text` parses as JSON, else (None, a one-line reason)."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as error:
+        return None, f"{error.msg} at line {error.lineno} column {error.colno}"
+    except (ValueError, RecursionError) as error:
+        return None, type(error).__name__
+
+
+_JSON_TYPE_NAMES = {bool: "boolean", int: "number", float: "number", str: "string",
+                    list: "array", dict: "object", type(None): "null"}
+
+
+# --- format_preserve (SPEC §7.1) -------------------------------------------------------------
+
+HTML_TAG = re.compile(r"</?[a-z][a-z0-9]*\b[^>]*>", re.IGNORECASE)
+_TAG_ATTRIBUTES = re.compile(r"\s+.*?>")
+_CJK_IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
+_WHITESPACE = re.compile(r"\s")
+_CJK_SHARE_LIMIT = 0.01
+
+# The Markdown trigger is these five patterns or a link (§7.1).
+_MARKDOWN_TRIGGER = re.compile(r"^#{1,6}\s|\*\*|`|^[-*+]\s|^>\s", re.MULTILINE)
+MARKDOWN_FEATURES: dict[str, re.Pattern] = {
+    name: re.compile(pattern, re.MULTILINE)
+    for name, pattern in (
+        ("heading", r"^#{1,6}\s"),
+        ("bold", r"\*\*[^*]+\*\*"),
+        ("italic", r"\*[^*]+\*"),
+        ("inline_code", r"`[^`]+`"),
+        ("code_block", r"```[\s\S]*?```"),
+        ("list_item", r"^[-*+]\s"),
+        ("ordered_item", r"^\d+\.\s"),
+        ("link", r"\[.*?\]\(.*?\)"),
+        ("image", r"!\[.*?\]\(.*?\)"),
+        ("quote", r"^>\s"),
+        ("table", r"\|.*\|"),
+    )
+}
+
+PLACEHOLDER_KINDS: dict[str, re.Pattern] = {
+    "name": re.compile(r"\{[a-zA-Z_][a-zA-Z0-9_]*\}"),
+    "printf": re.compile(r"%[dsf]"),
+    "dollar": re.compile(r"\$\d+"),
+    "double_brace": re.compile(r"\{\{[a-zA-Z_][a-zA-Z0-9_]*\}\}"),
+}
+
+
+def json_key_paths(value) -> set[str]:
+    """Key paths of object keys only (`a`, `a.b`, `a[0].c`); arrays add their index (§7.1).
+
+    Iterative, so a deeply nested prediction cannot exhaust the stack.
+    """
+    paths: set[str] = set()
+    stack = [("", value)]
+    while stack:
+        prefix, node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                path = f"{prefix}.{key}" if prefix else key
+                paths.add(path)
+                stack.append((path, child))
+        elif isinstance(node, list):
+            stack.extend((f"{prefix}[{index}]", child) for index, child in enumerate(node))
+    return paths
+
+
+def _through_last_gt(text: str) -> str:
+    """`text` up to its last `>`: every tag match ends there, and without the tail a run of
+    unclosed `<a<a<a…` (degenerate output) would make the tag pattern quadratic."""
+    return text[: text.rfind(">") + 1]
+
+
+def html_tags(text: str) -> list[str]:
+    """Every tag of `text` in order, reduced at its leftmost `\\s+.*?>` to `>` (§7.1)."""
+    return [_TAG_ATTRIBUTES.sub(">", tag, count=1) for tag in HTML_TAG.findall(_through_last_gt(text))]
+
+
+def _has_bracket_link(text: str, opener: str) -> bool:
+    """Whether `opener` + `.*?\\]\\(.*?\\)` matches (opener `\\[` for a link, `!\\[` for an image).
+
+    Same answer as the §7.1 pattern (tested against it) in linear time: the regex goes quadratic
+    on degenerate output such as `[doge]` repeated thousands of times. `.` stops only at `\\n`.
+    """
+    for line in text.split("\n"):
+        start = line.find(opener)
+        if start < 0:
+            continue
+        close = line.find("](", start + len(opener))
+        if close >= 0 and line.find(")", close + 2) >= 0:
+            return True
+    return False
+
+
+def markdown_has(feature: str, text: str) -> bool:
+    """Whether `text` has a §7.1 Markdown feature (links and images by the linear equivalent)."""
+    if feature == "link":
+        return _has_bracket_link(text, "[")
+    if feature == "image":
+        return _has_bracket_link(text, "![")
+    return MARKDOWN_FEATURES[feature].search(text) is not None
+
+
+def _source_json(source_text: str):
+    """The parsed source when the JSON part is triggered (§7.1), else None."""
+    stripped = source_text.strip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    value, error = _parse_json(stripped)
+    return None if error else (value,)
+
+
+def _check_json_part(prediction: str, source_value) -> dict:
+    value, error = _parse_json(prediction.strip())
+    if error:
+        return {"passed": False, "error": f"prediction is not JSON: {error}",
+                "prediction_starts": _short(prediction.strip(), 20)}
+    source_paths, prediction_paths = json_key_paths(source_value), json_key_paths(value)
+    missing = sorted(source_paths - prediction_paths)
+    extra = sorted(prediction_paths - source_paths)
+    detail: dict = {"passed": not missing and not extra, "key_paths": len(source_paths)}
+    if missing:
+        detail["missing_paths"] = _capped(missing)
+        detail["n_missing"] = len(missing)
+    if extra:
+        detail["extra_paths"] = _capped(extra)
+        detail["n_extra"] = len(extra)
+    return detail
+
+
+def _first_difference(source_tags: list[str], prediction_tags: list[str]) -> dict:
+    for index in range(max(len(source_tags), len(prediction_tags))):
+        source_tag = source_tags[index] if index < len(source_tags) else None
+        prediction_tag = prediction_tags[index] if index < len(prediction_tags) else None
+        if source_tag != prediction_tag:
+            return {"index": index,
+                    "source": source_tag and _short(source_tag),
+                    "prediction": prediction_tag and _short(prediction_tag)}
+    return {}
+
+
+def without_tags(text: str) -> str:
+    """The visible text: every tag removed (§7.1)."""
+    head = _through_last_gt(text)
+    return HTML_TAG.sub("", head) + text[len(head):]
+
+
+def _check_html_part(prediction: str, row: dict) -> dict:
+    source_tags, prediction_tags = html_tags(row["source_text"]), html_tags(prediction)
+    detail: dict = {"passed": True, "source_tags": len(source_tags),
+                    "prediction_tags": len(prediction_tags)}
+    if source_tags != prediction_tags:
+        detail["passed"] = False
+        detail["first_difference"] = _first_difference(source_tags, prediction_tags)
+        missing = Counter(source_tags) - Counter(prediction_tags)
+        extra = Counter(prediction_tags) - Counter(source_tags)
+        if missing:
+            detail["missing_tags"] = _capped(_short(tag) for tag in missing.elements())
+        if extra:
+            detail["extra_tags"] = _capped(_short(tag) for tag in extra.elements())
+    if row.get("source_lang") == "zh" and row.get("target_lang") not in ("ja", "zh"):
+        source_visible = without_tags(row["source_text"])
+        prediction_visible = without_tags(prediction)
+        if source_visible and prediction_visible:
+            cjk = len(_CJK_IDEOGRAPH.findall(prediction_visible))
+            visible = len(_WHITESPACE.sub("", prediction_visible))
+            share = cjk / visible if visible else 0.0
+            detail["cjk_chars"] = cjk
+            detail["cjk_share"] = round(share, 4)
+            if share > _CJK_SHARE_LIMIT:
+                detail["passed"] = False
+                detail["untranslated_chinese"] = True
+    return detail
+
+
+def _check_markdown_part(prediction: str, source_text: str) -> dict:
+    source_features = [name for name in MARKDOWN_FEATURES if markdown_has(name, source_text)]
+    lost = [name for name in source_features if not markdown_has(name, prediction)]
+    detail: dict = {"passed": not lost, "source_features": source_features}
+    if lost:
+        detail["lost"] = lost
+    return detail
+
+
+def _check_placeholder_part(prediction: str, source_text: str) -> dict:
+    detail: dict = {"passed": True, "source": {}}
+    missing: list[str] = []
+    for kind, pattern in PLACEHOLDER_KINDS.items():
+        wanted = sorted(set(pattern.findall(source_text)))
+        if not wanted:
+            continue
+        detail["source"][kind] = _capped(wanted)
+        found = set(pattern.findall(prediction))
+        missing.extend(token for token in wanted if token not in found)
+    if missing:
+        detail["passed"] = False
+        detail["missing"] = _capped(missing)
+    return detail
+
+
 def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
-    """SPEC §7.1."""
-    raise NotImplementedError
+    """SPEC §7.1: each part the source triggers (JSON, HTML, Markdown, placeholders) must hold.
+
+    A source that triggers no part passes; the detail names the parts and what each lost.
+    """
+    source_text = row["source_text"]
+    parts: dict[str, dict] = {}
+    source_value = _source_json(source_text)
+    if source_value is not None:
+        parts["json"] = _check_json_part(prediction, source_value[0])
+    if HTML_TAG.search(_through_last_gt(source_text)):
+        parts["html"] = _check_html_part(prediction, row)
+    if _MARKDOWN_TRIGGER.search(source_text) or markdown_has("link", source_text):
+        parts["markdown"] = _check_markdown_part(prediction, source_text)
+    if any(pattern.search(source_text) for pattern in PLACEHOLDER_KINDS.values()):
+        parts["placeholders"] = _check_placeholder_part(prediction, source_text)
+    failed = [name for name, part in parts.items() if not part["passed"]]
+    return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
+
+
+# --- syllable_order (SPEC §7.2) --------------------------------------------------------------
+
+SYLLABLE_CONCORDANCE_MIN = 0.9
 
 
 def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
-    """SPEC §7.2."""
-    raise NotImplementedError
+    """SPEC §7.2: longer-shown lines must not get fewer syllables (pairwise, concordance ≥ 0.9).
+
+    Counts come from eval/syllable.py in the target language (§8), imported here so the other
+    rules work without it.
+    """
+    durations = row.get("duration_s") or []
+    if not durations:
+        return RuleVerdict(True, {"note": "no durations"})
+    value, error = _parse_json(prediction)
+    if error:
+        return RuleVerdict(False, {"error": f"prediction is not JSON: {error}",
+                                   "prediction_starts": _short(prediction.strip(), 20)})
+    if not isinstance(value, dict):
+        return RuleVerdict(False, {"error": f"prediction is a JSON {_JSON_TYPE_NAMES.get(type(value), 'value')}, "
+                                            "not an object"})
+    lines: list[str] = []
+    for number in range(1, len(durations) + 1):
+        line = value.get(str(number))
+        if not line:  # missing, null, 0, false, "", [] and {} are an empty line
+            line = ""
+        elif not isinstance(line, str):
+            return RuleVerdict(False, {"error": f'line "{number}" is a JSON '
+                                                f"{_JSON_TYPE_NAMES.get(type(line), 'value')}, not a string",
+                                       "line": number})
+        lines.append(line)
+
+    from eval.syllable import count_syllables
+
+    lang = row["target_lang"]
+    counts = [count_syllables(line, lang) for line in lines]
+    detail: dict = {"counts": counts, "durations": list(durations)}
+    if len(lines) < 2:
+        return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
+    comparable = 0
+    inverted: list[list[int]] = []
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if durations[i] == durations[j]:
+                continue
+            comparable += 1
+            if counts[i] != counts[j] and (counts[i] < counts[j]) != (durations[i] < durations[j]):
+                inverted.append([i + 1, j + 1])
+    detail["comparable"] = comparable
+    detail["inversions"] = len(inverted)
+    if not comparable:
+        return RuleVerdict(True, {**detail, "note": "no comparable pair"})
+    concordance = 1 - len(inverted) / comparable
+    detail["concordance"] = round(concordance, 4)
+    if inverted:
+        detail["inverted_pairs"] = _capped(inverted)
+    return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+
+
+# --- term_compliance (SPEC §7.3) -------------------------------------------------------------
+
+_GLOSSARY_AFTER = re.compile(r"术语对照[:：](.*)")
+_LIST_SEPARATORS = re.compile(r"[、,，]")
+_CJK_OR_KANA = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff]")
+
+
+def glossary_terms(row: dict) -> list[str]:
+    """The target terms of every glossary line (§7.3), in order, without repeats.
+
+    Validation uses it too: a term_compliance row for which this is empty is a data error (§1).
+    """
+    terms: list[str] = []
+    for line in row["constraints"]:
+        if "术语对照" not in line and "专名" not in line:
+            continue
+        found = _GLOSSARY_AFTER.search(line)
+        if not found:
+            continue
+        for piece in _LIST_SEPARATORS.split(found.group(1)):
+            if "→" not in piece:
+                continue
+            term = piece.split("→", 1)[1].strip()
+            if term and term not in terms:
+                terms.append(term)
+    return terms
+
+
+def term_occurs(term: str, prediction: str) -> bool:
+    """A CJK/kana term as a substring; any other with no `\\w` right before or after it (§7.3)."""
+    if _CJK_OR_KANA.search(term):
+        return term in prediction
+    return _standalone_term(term).search(prediction) is not None
+
+
+@lru_cache(maxsize=4096)
+def _standalone_term(term: str) -> re.Pattern:
+    return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
 
 
 def check_term_compliance(prediction: str, row: dict) -> RuleVerdict:
-    """SPEC §7.3."""
-    raise NotImplementedError
+    """SPEC §7.3: every glossary target term occurs in the prediction, case-sensitive."""
+    terms = glossary_terms(row)
+    missing = [term for term in terms if not term_occurs(term, prediction)]
+    detail: dict = {"terms": terms, "missing": missing}
+    if not terms:
+        detail["note"] = "no glossary term in the constraint lines"
+    return RuleVerdict(not missing, detail)
+
+
+# --- social_preserve (SPEC §7.4) -------------------------------------------------------------
+
+
+def social_elements(row: dict) -> list[str]:
+    """The elements of every `社交元素` line (§7.4): after the first `:` (else the first `：`)."""
+    elements: list[str] = []
+    for line in row["constraints"]:
+        if "社交元素" not in line:
+            continue
+        if ":" in line:
+            listed = line.split(":", 1)[1]
+        elif "：" in line:
+            listed = line.split("：", 1)[1]
+        else:
+            continue
+        for piece in _LIST_SEPARATORS.split(listed):
+            element = piece.strip()
+            if element and element not in elements:
+                elements.append(element)
+    return elements
 
 
 def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
-    """SPEC §7.4."""
-    raise NotImplementedError
+    """SPEC §7.4: each listed social element occurs verbatim; no element listed passes."""
+    elements = social_elements(row)
+    missing = [element for element in elements if element not in prediction]
+    detail: dict = {"elements": elements, "missing": missing}
+    if not elements:
+        detail["note"] = "no social element in the constraint lines"
+    return RuleVerdict(not missing, detail)
+
+
+# --- layout_break (SPEC §7.5) ----------------------------------------------------------------
+
+_LAYOUT_FEATURE_WORDS = (("换行", "newlines"), ("缩进", "indent"), ("表格", "table"))
+_DEFAULT_LAYOUT_FEATURES = ("newlines", "indent")
+
+
+def layout_features(row: dict) -> list[str]:
+    """Features named by the `布局`/`排版` lines (§7.5); newlines and indent when none is named."""
+    named = {feature for line in row["constraints"] if "布局" in line or "排版" in line
+             for word, feature in _LAYOUT_FEATURE_WORDS if word in line}
+    return [feature for _, feature in _LAYOUT_FEATURE_WORDS if feature in named] or list(_DEFAULT_LAYOUT_FEATURES)
+
+
+def _has_table_line(text: str) -> bool:
+    return any(line.count("|") >= 2 for line in text.splitlines())
 
 
 def check_layout_break(prediction: str, row: dict) -> RuleVerdict:
-    """SPEC §7.5."""
-    raise NotImplementedError
+    """SPEC §7.5: equal `\\n` counts, the same leading-whitespace flag, table rows kept."""
+    source_text = row["source_text"]
+    features = layout_features(row)
+    detail: dict = {"features": features}
+    failed: list[str] = []
+    if "newlines" in features:
+        source_count, prediction_count = source_text.count("\n"), prediction.count("\n")
+        detail["newlines"] = {"source": source_count, "prediction": prediction_count}
+        if source_count != prediction_count:
+            failed.append("newlines")
+    if "indent" in features:
+        source_indented, prediction_indented = source_text[:1].isspace(), prediction[:1].isspace()
+        detail["indent"] = {"source": source_indented, "prediction": prediction_indented}
+        if source_indented != prediction_indented:
+            failed.append("indent")
+    if "table" in features:
+        source_table = _has_table_line(source_text)
+        prediction_table = _has_table_line(prediction)
+        detail["table"] = {"source": source_table, "prediction": prediction_table}
+        if source_table and not prediction_table:
+            failed.append("table")
+    detail["failed"] = failed
+    return RuleVerdict(not failed, detail)
 
 
 ORIGINAL_RULES: dict[str, HardRule] = {

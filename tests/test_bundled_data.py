@@ -11,7 +11,7 @@ import pytest
 
 from eval.constraints import CONSTRAINT_KINDS, HARD, check_hard
 from eval.data import DEFAULT_DATA, LANGUAGE_NAMES, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
-from eval.manifest import MANIFEST_PATH, build_manifest, manifest_text
+from eval.manifest import MANIFEST_PATH, README_PATH, build_manifest, manifest_text, readme_with_statistics
 
 ROWS = load_rows_from_file(DEFAULT_DATA)
 EXAMPLES = Path(DEFAULT_DATA).with_name("example_predictions.jsonl")
@@ -61,3 +61,9 @@ def test_example_predictions_cover_every_row_once():
 def test_manifest_is_up_to_date():
     assert MANIFEST_PATH.read_text(encoding="utf-8") == manifest_text(build_manifest()), \
         "manifest.json is stale: run `python -m eval.manifest`"
+
+
+def test_readme_statistics_are_up_to_date():
+    readme = README_PATH.read_text(encoding="utf-8")
+    assert readme == readme_with_statistics(readme, build_manifest()), \
+        "the README statistics are stale: run `python -m eval.manifest`"
