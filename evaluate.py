@@ -123,7 +123,8 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
     for row in rows:
         prediction = predictions.get(row["case_id"])
         if not is_missing(prediction):
-            diagnostics.update(name for name, present in wrapper_diagnostics(prediction).items() if present)
+            diagnostics.update(name for name, present in wrapper_diagnostics(prediction, row["source_text"]).items()
+                               if present)
     expected = manifest_sha256()
     summary = {
         "harness_version": __version__,

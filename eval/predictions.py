@@ -60,11 +60,15 @@ def is_missing(prediction: str | None) -> bool:
     return prediction is None or not prediction.strip()
 
 
-def wrapper_diagnostics(prediction: str) -> dict[str, bool]:
-    """Which kinds of wrapper a prediction carries; reported, never scored (SPEC §6)."""
+def wrapper_diagnostics(prediction: str, source_text: str = "") -> dict[str, bool]:
+    """Which kinds of wrapper a prediction carries; reported, never scored (SPEC §6).
+
+    A fence or `<think>` block that the source itself contains (a Markdown code block, say) is
+    content, not a wrapper, and is not counted.
+    """
     return {
-        "code_fence": bool(_FENCE.search(prediction)),
-        "think_block": bool(_THINK.search(prediction)),
+        "code_fence": bool(_FENCE.search(prediction)) and not _FENCE.search(source_text),
+        "think_block": bool(_THINK.search(prediction)) and not _THINK.search(source_text),
         "text_around_json": _has_text_around_json(prediction),
     }
 

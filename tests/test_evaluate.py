@@ -184,3 +184,11 @@ def test_the_dataset_flag_runs_through_datasets_on_a_local_directory(tmp_path):
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert status == 0 and summary["data"]["source"] == f"dataset:{tmp_path / 'hub'}"
     assert summary["data"]["n_instances"] == 4 and summary["data"]["manifest_match"] is False
+
+
+def test_a_fence_the_source_already_has_is_not_counted_as_a_wrapper(tmp_path):
+    source = "用法：\n```\npip install x\n```"
+    rows = [make_row("m1", source_text=source, reference="Usage:\n```\npip install x\n```")]
+    status, out = run(tmp_path, [{"case_id": "m1", "prediction": rows[0]["reference"]}], rows=rows)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert status == 0 and summary["predictions"]["diagnostics"]["code_fence"] == 0
