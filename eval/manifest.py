@@ -89,11 +89,13 @@ def statistics_markdown(manifest: dict) -> str:
              "|---:|---:|---:|---:|---:|",
              f"| {manifest['data']['n_instances']} | {stats['constraint_annotations']} | {stats['language_pairs']} "
              f"| {stats['target_languages']} | {len(stats['by_domain'])} |", ""]
-    for title, key in (("constraint", "by_constraint"), ("domain", "by_domain"), ("scenario", "by_scenario"),
-                       ("constraints per instance", "constraints_per_instance"), ("source language", "by_source_lang"),
-                       ("target language", "by_target_lang")):
+    for title, key in (("constraint", "by_constraint"), ("domain", "by_domain")):
         lines += [f"| {title} | instances |", "|---|---:|"]
         lines += [f"| {name} | {count} |" for name, count in stats[key].items()]
+        lines.append("")
+    for title, key in (("Scenarios", "by_scenario"), ("Constraints per instance", "constraints_per_instance"),
+                       ("Source languages", "by_source_lang"), ("Target languages", "by_target_lang")):
+        lines.append(f"{title}: " + ", ".join(f"{name} {count}" for name, count in stats[key].items()) + ".")
         lines.append("")
     masks = manifest["redaction"]["masks"]
     lines.append("Redaction masks (rows that carry each): " + ", ".join(f"`{m}` {n}" for m, n in masks.items())

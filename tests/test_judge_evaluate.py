@@ -1,0 +1,131 @@
+"""`evaluate.py` with the Judge on, end to end against a local server (SPEC §6, §9–§11)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import evaluate
+from conftest import make_row, write_jsonl
+from eval.cli import run_cli
+from eval.judge_cache import count_replies
+from judge_server import JudgeServer, Reply, candidate_of, default_handler, is_soft_prompt
+
+KEY = "sk-e2e-SECRET-key-9f8e7d6c5b4a"
+STYLE_LINE = "译文语体：正式，全文保持一致"
+COREF_LINE = '指代一致：文中的"她"均指林晓'
+ROWS = [
+    make_row("r1", source_text="他走进了房间。", reference="He walked into the room.", scenario="novel",
+             domain="小说", constraints=[STYLE_LINE], constraint_ids=["style_consistency"],
+             style={"formality": "formal"}),
+    make_row("r2", source_text="林晓说她明天来。", reference="Lin Xiao said she would come tomorrow.",
+             scenario="novel", domain="小说", constraints=[COREF_LINE], constraint_ids=["coref_resolution"]),
+    make_row("r3"),
+    make_row("r4", source_text="她笑了。", reference="She smiled.", scenario="novel", domain="小说",
+             constraints=[COREF_LINE], constraint_ids=["coref_resolution"]),
+    make_row("r5", source_text="天亮了。", reference="Day broke.", scenario="novel", domain="小说",
+             constraints=[STYLE_LINE], constraint_ids=["style_consistency"], style={"formality": "formal"}),
+    make_row("r6", source_text="你好", reference="Hi"),
+]
+PREDICTIONS = [
+    {"case_id": "r1", "prediction": "He entered the room. [q=0.5] [s=0.5]"},
+    {"case_id": "r2", "prediction": "Lin Xiao said she would come tomorrow."},
+    {"case_id": "r3", "prediction": "Hello, world [q=0]"},
+    {"case_id": "r4", "prediction": None},
+    {"case_id": "r5", "prediction": ""},
+    {"case_id": "r6", "prediction": " \n\t"},
+]
+N_REQUESTS = 5  # quality for r1–r3, soft for r1 and r2; none for the three missing predictions
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    predictions = write_jsonl(tmp_path / "predictions.jsonl", PREDICTIONS)
+    return data, predictions, tmp_path / "out"
+
+
+def evaluate_with(server: JudgeServer, files, monkeypatch, *extra: str) -> int:
+    monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+    data, predictions, out = files
+    return run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
+                                   "--judge-backoff", "0.001", *extra])
+
+
+def read_scores(out) -> dict:
+    return {row["case_id"]: row for row in map(json.loads, (out / "scores.jsonl").read_text().splitlines())}
+
+
+def test_a_full_run_scores_soft_constraints_and_quality(files, monkeypatch, capfd):
+    with JudgeServer() as server:
+        status = evaluate_with(server, files, monkeypatch)
+    out = files[2]
+    stdout, stderr = capfd.readouterr()
+    assert status == 0, stderr
+    assert len(server.requests) == N_REQUESTS
+    scores = read_scores(out)
+    assert (scores["r1"]["quality"], scores["r1"]["constraints"][0]["score"], scores["r1"]["if_score"]) == (0.5, 0.5, 0.5)
+    assert (scores["r2"]["quality"], scores["r2"]["if_score"]) == (1.0, 1.0)
+    assert (scores["r3"]["quality"], scores["r3"]["if_score"]) == (0.0, 1.0)
+    for case_id in ("r4", "r5", "r6"):
+        assert scores[case_id]["status"] == "missing" and scores[case_id]["quality"] == 0.0
+    summary = json.loads((out / "summary.json").read_text())
+    judge = summary["judge"]
+    assert (judge["model"], judge["endpoint_kind"], judge["calls"], judge["cache_hits"]) == (
+        "gpt-5.6-sol", "responses", N_REQUESTS, 0)
+    assert judge["prompt_versions"] == {"quality": "quality-1", "soft": "soft-1"}
+    for part in ("judge:gpt-5.6-sol", "endpoint:responses", "quality-1", "soft-1"):
+        assert part in summary["signature"]
+    assert summary["signature"] in (out / "report.md").read_text()
+    for path in out.iterdir():
+        assert KEY.encode() not in path.read_bytes(), path
+    assert KEY not in stdout and KEY not in stderr
+
+
+def test_a_persistent_500_aborts_without_a_summary_and_the_rerun_resumes(files, monkeypatch, capfd):
+    def handler(request):
+        prompt = request.prompt
+        if "come tomorrow" in candidate_of(prompt) and not is_soft_prompt(prompt):  # r2's quality prompt
+            return Reply(500, {"error": {"message": f"backend down for {KEY}"}})
+        return default_handler(request)
+
+    out = files[2]
+    with JudgeServer(handler) as server:
+        status = evaluate_with(server, files, monkeypatch, "--judge-max-retries", "1", "--judge-concurrency", "1")
+        stderr = capfd.readouterr().err
+        assert status == 3
+        assert "case r2 (quality prompt)" in stderr and KEY not in stderr
+        assert not any((out / name).exists() for name in ("summary.json", "scores.jsonl", "report.md"))
+        kept = count_replies(out / "judge_cache.sqlite")
+        assert 0 < kept < N_REQUESTS
+        server.handler, server.requests = default_handler, []  # same URL, so the same cache keys
+        assert evaluate_with(server, files, monkeypatch, "--quiet") == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["judge"]["calls"] == len(server.requests) == N_REQUESTS - kept
+    assert summary["judge"]["cache_hits"] == kept
+    assert read_scores(out)["r2"]["quality"] == 1.0
+
+
+@pytest.mark.parametrize("variable", ["JUDGE_API_BASE", "JUDGE_API_KEY"])
+def test_missing_endpoint_settings_stop_before_any_work(files, monkeypatch, capfd, variable):
+    with JudgeServer() as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        monkeypatch.delenv(variable)
+        data, predictions, out = files
+        status = run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out)])
+    assert status == 2 and variable in capfd.readouterr().err
+    assert server.requests == [] and not (out / "summary.json").exists()
+
+
+def test_a_shared_cache_path_serves_a_second_output_dir(files, monkeypatch, tmp_path):
+    data, predictions, out = files
+    cache = tmp_path / "shared.sqlite"
+    with JudgeServer() as server:
+        assert evaluate_with(server, files, monkeypatch, "--quiet", "--judge-cache", str(cache)) == 0
+        second = (data, predictions, tmp_path / "out2")
+        assert evaluate_with(server, second, monkeypatch, "--quiet", "--judge-cache", str(cache)) == 0
+    assert len(server.requests) == N_REQUESTS
+    assert json.loads((tmp_path / "out2" / "summary.json").read_text())["judge"]["cache_hits"] == N_REQUESTS
+    assert not (out / "judge_cache.sqlite").exists()
