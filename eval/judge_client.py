@@ -35,14 +35,6 @@ from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
 from eval.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
 from eval.types import JudgeItem, JudgeResult
 
-# httpcore tries `import sniffio` several times per request; when the package is absent every
-# attempt walks sys.path again (about a fifth of the client's CPU). Caching the absence makes the
-# failed import instant and changes nothing else.
-try:
-    import sniffio  # noqa: F401
-except ImportError:
-    sys.modules.setdefault("sniffio", None)
-
 DEFAULT_MODEL = "gpt-5.6-sol"
 DEFAULT_CONCURRENCY = 16
 DEFAULT_MAX_RETRIES = 6
@@ -72,7 +64,6 @@ class JudgeSettings:
     timeout: float = DEFAULT_TIMEOUT_S
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
-    cache_path: Path | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,6 +198,9 @@ def reply_text(kind: str, payload: object) -> str:
     """The answer text of a response body (Responses: `output_text` parts; Chat: the content)."""
     if not isinstance(payload, dict):
         raise VerdictError("the response body is not a JSON object")
+    if payload.get("error"):  # some gateways report failures inside a 200
+        error = payload["error"]
+        raise VerdictError(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)[:300]}")
     if kind == RESPONSES:
         status = payload.get("status")
         if status == "incomplete":
@@ -402,7 +396,13 @@ async def _fetch_with_retries(session: JudgeSession, body: bytes, case_id: str, 
                 status = response.status_code
                 if 200 <= status < 300:
                     try:
-                        return reply_text(session.kind, response.json())
+                        payload = response.json()
+                    except ValueError:
+                        raise JudgeError(f"the Judge endpoint sent a body that is not JSON for {where} "
+                                         f"(HTTP {status}, {response.headers.get('content-type', 'no content type')})",
+                                         hint="check that JUDGE_API_BASE points at an OpenAI-compatible API") from None
+                    try:
+                        return reply_text(session.kind, payload)
                     except ValueError as error:
                         label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
                         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings),
@@ -501,7 +501,11 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
 
         try:
             await asyncio.gather(*(one(request) for request in requests))
-        finally:
+        finally:  # on Ctrl-C, stop the shielded requests before their clients close
+            pending = [task for task in session.inflight.values() if not task.done()]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
             bar.close()
         if session.first_error is not None:
             raise session.first_error
@@ -566,25 +570,6 @@ def judge_instances(items: list[JudgeItem], settings: JudgeSettings, cache_path:
     return results, block
 
 
-def signature_parts(block: dict) -> dict[str, str]:
-    """The Judge's share of the score signature, in order (the report adds data and version)."""
-    params = ",".join(f"{key}={json.dumps(value, sort_keys=True, separators=(',', ':'))}"
-                      for key, value in sorted(_flatten(block["params"]).items()))
-    prompts = ",".join(f"{name}={version}" for name, version in sorted(block["prompt_versions"].items()))
-    return {"judge": block["model"], "endpoint": block["endpoint_kind"], "params": params,
-            "prompts": prompts}
-
-
-def _flatten(params: dict, prefix: str = "") -> dict:
-    flat = {}
-    for key, value in params.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
 # ---------------------------------------------------------------------------------------------
 # Command line (SPEC §10)
 # ---------------------------------------------------------------------------------------------
@@ -642,4 +627,4 @@ def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
                          concurrency=args.judge_concurrency,
                          reasoning_effort=args.judge_reasoning_effort,
                          max_retries=args.judge_max_retries, timeout=args.judge_timeout,
-                         backoff=args.judge_backoff, cache_path=args.judge_cache)
+                         backoff=args.judge_backoff)

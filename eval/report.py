@@ -48,7 +48,7 @@ def make_signature(data_sha256: str, n_instances: int, rule_set: str, judge: dic
         parts.append(f"judge:{judge['model']}")
         parts.append(f"endpoint:{judge['endpoint_kind']}")
         for key, value in sorted(judge.get("params", {}).items()):
-            parts.append(f"{key}:{json.dumps(value, sort_keys=True, separators=(',', ':')) if isinstance(value, (dict, list)) else value}")
+            parts.append(f"{key}:{json.dumps(value, sort_keys=True, separators=(',', ':'), ensure_ascii=False)}")
         for key, value in sorted(judge.get("prompt_versions", {}).items()):
             parts.append(f"prompt.{key}:{value}")
     parts.append(f"boot:{BOOTSTRAP_SAMPLES}")
@@ -82,7 +82,14 @@ def report_markdown(summary: dict) -> str:
               f"- Data: {summary['data']['source']} ({summary['data']['n_instances']} instances, "
               f"sha256 {summary['data']['sha256'][:12]}, manifest match: {summary['data']['manifest_match']})",
               f"- Predictions: {summary['predictions']['path']} ({summary['predictions']['rows']} lines, "
-              f"{summary['predictions']['missing']} instances missing)", ""]
+              f"{summary['predictions']['missing']} instances missing)"]
+    judge = summary.get("judge")
+    if judge:
+        lines.append(f"- Judge: {judge['model']} ({judge['endpoint_kind']}) at {judge['host']}; "
+                     f"{judge['calls']} calls, {judge['cache_hits']} cache hits")
+    else:
+        lines.append("- Judge: skipped")
+    lines.append("")
     lines += ["| metric | value [95% CI] |", "|---|---|"]
     for name in ("if_score", "quality", "hard_pass_rate"):
         lines.append(f"| {name} | {_headline_cell(summary[name])} |")

@@ -12,6 +12,8 @@ request after `--latency` seconds, so the ideal rate is concurrency / latency re
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -82,6 +84,31 @@ def time_evaluate(data: Path, predictions: Path, out: Path, cache: Path, base_ur
     return time.perf_counter() - started
 
 
+def bare_httpx_rate(base_url: str, concurrency: int, n: int) -> float:
+    """Requests per second of plain httpx POSTs (no prompts, cache or parsing): the client's ceiling."""
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "x" * 2500}]}).encode()
+
+    async def run() -> float:
+        slots: asyncio.Queue = asyncio.Queue()
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(concurrency):
+                slots.put_nowait(await stack.enter_async_context(
+                    httpx.AsyncClient(limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))))
+
+            async def one() -> None:
+                client = await slots.get()
+                try:
+                    (await client.post(base_url + "/chat/completions", content=body)).json()
+                finally:
+                    slots.put_nowait(client)
+
+            started = time.perf_counter()
+            await asyncio.gather(*(one() for _ in range(n)))
+            return n / (time.perf_counter() - started)
+
+    return asyncio.run(run())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--instances", type=int, default=3000)
@@ -90,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, help="a data file to use instead of the synthetic one")
     parser.add_argument("--predictions", type=Path, help="its predictions (with --data)")
     parser.add_argument("--progress", action="store_true", help="show the Judge progress bar")
+    parser.add_argument("--baseline", action="store_true", help="also measure bare httpx against the same server")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as folder:
@@ -113,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             after_warm = server_stats(base_url)
             full_rerun = time_evaluate(data, predictions, folder / "out", cache, base_url, settings.api_key)
             after_full = server_stats(base_url)
+            baseline = bare_httpx_rate(base_url, args.concurrency, 3000) if args.baseline else None
         finally:
             process.terminate()
             process.wait(10)
@@ -132,9 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         "evaluate_py_cached_rerun_wall_s": round(full_rerun, 2),
         "evaluate_py_cached_rerun_requests": after_full["requests"] - after_warm["requests"],
     }
+    if baseline is not None:
+        report["bare_httpx_per_s"] = round(baseline, 1)
     print(json.dumps(report, indent=2))
-    print(f"\n| instances | requests | concurrency | latency | req/s | ideal | share | cached rerun | rerun requests |\n"
-          f"|---|---|---|---|---|---|---|---|---|\n"
+    print("\n| instances | requests | concurrency | latency | req/s | ideal | share | cached Judge phase "
+          "| cached evaluate.py | rerun requests |\n|---|---|---|---|---|---|---|---|---|---|\n"
           f"| {len(rows):,} | {requests:,} | {args.concurrency} | {args.latency * 1000:.0f} ms | {rate:.1f} | "
           f"{ideal:.0f} | {100 * rate / ideal:.1f}% | {warm:.2f} s | {full_rerun:.2f} s | "
           f"{report['cached_rerun_requests'] + report['evaluate_py_cached_rerun_requests']} |")

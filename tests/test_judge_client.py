@@ -188,6 +188,23 @@ def test_other_client_errors_abort_without_retry(tmp_path):
     assert len(server.requests) == 1
 
 
+def test_a_body_that_is_not_json_aborts(tmp_path):
+    with JudgeServer(lambda request: Reply(200, "<html>gateway login</html>")) as server:
+        with pytest.raises(JudgeError, match=r"not JSON for case a \(quality prompt\)"):
+            run(server, tmp_path, concurrency=1)
+    assert len(server.requests) == 1
+
+
+def test_the_progress_bar_shows_calls_cache_hits_and_failures(tmp_path, capfd):
+    settings = JudgeSettings(model="gpt-5.6-sol", api_base="", api_key=KEY, backoff=0.001)
+    with JudgeServer(flaky_handler([Reply(503, "busy")])) as server:
+        settings = replace(settings, api_base=server.base_url)
+        judge_instances(ITEMS, settings, tmp_path / "cache.sqlite", progress=True)
+    err = capfd.readouterr().err
+    assert "Judge" in err and f"calls={N_REQUESTS + 1}" in err and "cached=0" in err and "failed=1" in err
+    assert KEY not in err
+
+
 def test_a_rejected_reasoning_effort_is_one_configuration_error(tmp_path):
     error = {"error": {"message": "Unsupported value: 'reasoning.effort' does not support 'none' with this "
                                   "model. Supported values are: 'low', 'medium', and 'high'.",
@@ -239,7 +256,7 @@ def test_identical_requests_in_flight_are_sent_once(tmp_path):
 
 
 def test_concurrency_is_bounded(tmp_path):
-    items = [make_item(f"n{i}") for i in range(24)]
+    items = [make_item(f"n{i}") for i in range(12)]
     with JudgeServer(latency=0.03) as server:
         run(server, tmp_path, items=items, concurrency=3)
     assert server.max_in_flight == 3

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +18,7 @@ from eval.cli import run_cli
 from eval.judge_cache import count_replies
 from judge_server import JudgeServer, Reply, candidate_of, default_handler, is_soft_prompt
 
+ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-e2e-SECRET-key-9f8e7d6c5b4a"
 STYLE_LINE = "译文语体：正式，全文保持一致"
 COREF_LINE = '指代一致：文中的"她"均指林晓'
@@ -129,3 +136,28 @@ def test_a_shared_cache_path_serves_a_second_output_dir(files, monkeypatch, tmp_
     assert len(server.requests) == N_REQUESTS
     assert json.loads((tmp_path / "out2" / "summary.json").read_text())["judge"]["cache_hits"] == N_REQUESTS
     assert not (out / "judge_cache.sqlite").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(files, monkeypatch):
+    data, predictions, out = files
+    with JudgeServer(latency=0.3) as server:
+        env = {**os.environ, "JUDGE_API_BASE": server.base_url, "JUDGE_API_KEY": KEY}
+        process = subprocess.Popen(
+            [sys.executable, str(ROOT / "evaluate.py"), "--data", str(data), "--predictions", str(predictions),
+             "--output-dir", str(out), "--judge-concurrency", "1"],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # a background shell ignores SIGINT
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+        assert process.returncode == 130, stderr
+        assert "Traceback" not in stderr and KEY not in stdout + stderr
+        assert not (out / "summary.json").exists()
+        kept = count_replies(out / "judge_cache.sqlite")
+        assert 2 <= kept < N_REQUESTS
+        server.requests = []
+        assert evaluate_with(server, files, monkeypatch, "--quiet") == 0
+    assert len(server.requests) == N_REQUESTS - kept

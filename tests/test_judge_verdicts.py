@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,7 +22,6 @@ from eval.judge_client import (
     request_body,
     retry_after_seconds,
     settings_from_args,
-    signature_parts,
     soft_validator,
     uses_responses_endpoint,
     validate_quality,
@@ -94,6 +95,23 @@ def test_settings_repr_hides_the_key():
 
 def test_prompt_versions_name_both_prompts():
     assert set(PROMPT_VERSIONS) == {"quality", "soft"} and all(PROMPT_VERSIONS.values())
+
+
+# A prompt's wording is part of what its scores mean: editing a prompt must bump its version.
+# When this fails, bump the version in eval/prompts.py, rebuild manifest.json, update the hash.
+PROMPT_FINGERPRINTS = {"quality-1": "a6764d03be5acc54", "soft-1": "3fce305e3a31f8de"}
+
+
+def test_prompt_wording_is_pinned_to_its_version():
+    rendered = {"quality": render_quality_prompt(ITEM), "soft": render_soft_prompt(ITEM)}
+    fingerprints = {PROMPT_VERSIONS[name]: hashlib.sha256(text.encode()).hexdigest()[:16]
+                    for name, text in rendered.items()}
+    assert fingerprints == PROMPT_FINGERPRINTS
+
+
+def test_manifest_records_the_prompt_versions():
+    manifest = json.loads((Path(__file__).resolve().parent.parent / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["prompt_versions"] == PROMPT_VERSIONS
 
 
 def test_every_soft_id_has_a_three_level_rubric():
@@ -217,6 +235,12 @@ def test_refusals_are_invalid_verdicts(path, kind):
         reply_text(kind, text_reply(path, None, refusal="I can't help with that.").body)
 
 
+@pytest.mark.parametrize("kind", ["responses", "chat_completions"])
+def test_an_error_inside_a_200_is_not_a_verdict(kind):
+    with pytest.raises(VerdictError, match="upstream overloaded"):
+        reply_text(kind, {"error": {"message": "upstream overloaded", "code": 503}})
+
+
 @pytest.mark.parametrize("headers, seconds", [
     ({"retry-after": "3"}, 3.0), ({"retry-after": "0.25"}, 0.25), ({"retry-after-ms": "150"}, 0.15),
     ({"retry-after": "soon"}, None), ({}, None), ({"retry-after": "99999"}, 600.0),
@@ -262,13 +286,3 @@ def test_bad_judge_settings_are_config_errors(monkeypatch, base, argv):
     with pytest.raises(ConfigError) as caught:
         settings_from_args(parse(argv))
     assert "sk-test-key" not in str(caught.value)
-
-
-def test_signature_parts_name_model_endpoint_params_and_prompts():
-    block = {"model": "gpt-5.6-sol", "endpoint_kind": "responses",
-             "params": {"max_output_tokens": 4096, "reasoning": {"effort": "none"}, "store": False},
-             "prompt_versions": {"quality": "quality-1", "soft": "soft-1"}}
-    assert signature_parts(block) == {
-        "judge": "gpt-5.6-sol", "endpoint": "responses",
-        "params": 'max_output_tokens=4096,reasoning.effort="none",store=false',
-        "prompts": "quality=quality-1,soft=soft-1"}
