@@ -20,6 +20,7 @@ from eval.constraints import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_l
 from eval.metrics import breakdowns, headline
 from eval.predictions import is_missing, load_predictions, wrapper_diagnostics
 from eval.report import console_table, make_signature, remove_previous_results, report_markdown, scores_jsonl, write_atomic
+from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
 from eval.types import JudgeItem
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--skip-judge", action="store_true",
                         help="hard rules only: offline and reproducible, never formal")
     judge_client.add_judge_arguments(parser)
+    add_benchmark_argument(parser)
     return parser
 
 
@@ -84,6 +86,8 @@ def non_formal_reasons(args: argparse.Namespace, n_used: int, n_total: int, sha2
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if resolve_benchmark(args) == "sandglass":  # everything Sandglass lives in eval/sandglass.py
+        return evaluate_sandglass(args, MANIFEST_PATH)
     remove_previous_results(args.output_dir)
     judge_settings = None
     if not args.skip_judge:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from eval.cli import add_data_arguments, load_data, run_cli
 from eval.report import write_atomic
+from eval.sandglass import add_benchmark_argument, prepare_sandglass, resolve_benchmark
 
 
 def model_input(row: dict) -> dict:
@@ -23,7 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Export InstTrans-Bench model inputs (case_id + chat messages).")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
+    add_benchmark_argument(parser)
     args = parser.parse_args(argv)
+    if resolve_benchmark(args) == "sandglass":
+        return prepare_sandglass(args)
     data = load_data(args)
     rows = data.rows[: args.limit] if args.limit else data.rows
     write_atomic(args.output, "".join(json.dumps(model_input(row), ensure_ascii=False) + "\n" for row in rows))

@@ -579,9 +579,9 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "Judge", "LLM Judge for soft constraints and quality (SPEC §10). Set JUDGE_API_BASE "
                  "(an OpenAI-compatible base URL, e.g. https://host/v1) and JUDGE_API_KEY.")
-    group.add_argument("--judge-model", default=DEFAULT_MODEL,
-                       help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use "
-                            "/responses, others /chat/completions (default: %(default)s)")
+    group.add_argument("--judge-model", default=None,
+                       help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
+                            f"others /chat/completions (default: {DEFAULT_MODEL}; the Sandglass mode has its own)")
     group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
                        default=DEFAULT_CONCURRENCY, metavar="N",
                        help="requests in flight at once (default: %(default)s)")
@@ -597,8 +597,12 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
 
 
-def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
-    """Settings from the parsed flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work."""
+def settings_from_args(args: argparse.Namespace, default_model: str = DEFAULT_MODEL) -> JudgeSettings:
+    """Settings from the parsed flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work.
+
+    `default_model` is the benchmark mode's Judge when --judge-model is not given.
+    """
+    model = default_model if args.judge_model is None else args.judge_model
     api_base = os.environ.get("JUDGE_API_BASE", "").strip()
     api_key = os.environ.get("JUDGE_API_KEY", "").strip()
     for name, value in (("JUDGE_API_BASE", api_base), ("JUDGE_API_KEY", api_key)):
@@ -619,11 +623,11 @@ def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
               (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
               (args.judge_timeout > 0, "--judge-timeout must be positive"),
               (args.judge_backoff >= 0, "--judge-backoff must be 0 or more"),
-              (bool(args.judge_model.strip()), "--judge-model must not be empty"))
+              (bool(model.strip()), "--judge-model must not be empty"))
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)
-    return JudgeSettings(model=args.judge_model.strip(), api_base=api_base, api_key=api_key,
+    return JudgeSettings(model=model.strip(), api_base=api_base, api_key=api_key,
                          concurrency=args.judge_concurrency,
                          reasoning_effort=args.judge_reasoning_effort,
                          max_retries=args.judge_max_retries, timeout=args.judge_timeout,

@@ -259,7 +259,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def test_concurrency_alias_and_defaults():
     args = parse(["--concurrency", "7"])
-    assert (args.judge_concurrency, args.judge_model, args.judge_reasoning_effort, args.judge_cache) == (7, "gpt-5.6-sol", "none", None)
+    assert (args.judge_concurrency, args.judge_model, args.judge_reasoning_effort, args.judge_cache) == (7, None, "none", None)
 
 
 @pytest.mark.parametrize("env, missing", [
