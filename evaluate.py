@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 
 from eval import __version__
 from eval.cli import add_data_arguments, load_data, run_cli
 from eval.constraints import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.metrics import breakdowns, headline
-from eval.predictions import is_missing, load_predictions, wrapper_diagnostics
+from eval.predictions import is_missing, load_predictions, predictions_block
 from eval.report import console_table, make_signature, remove_previous_results, report_markdown, scores_jsonl, write_atomic
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
@@ -123,12 +122,6 @@ def main(argv: list[str] | None = None) -> int:
 def build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block) -> dict:
     """summary.json (SPEC §11)."""
     reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256)
-    diagnostics = Counter()
-    for row in rows:
-        prediction = predictions.get(row["case_id"])
-        if not is_missing(prediction):
-            diagnostics.update(name for name, present in wrapper_diagnostics(prediction, row["source_text"]).items()
-                               if present)
     expected = manifest_sha256()
     summary = {
         "harness_version": __version__,
@@ -136,12 +129,9 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
         "non_formal_reasons": reasons,
         "data": {"source": data.source, "sha256": data.sha256, "manifest_match": expected == data.sha256,
                  "n_instances": len(rows)},
-        "predictions": {
-            "path": str(args.predictions),
-            "rows": prediction_lines,
-            "missing": sum(score["status"] == "missing" for score in scores),
-            "diagnostics": {name: diagnostics[name] for name in ("code_fence", "think_block", "text_around_json")},
-        },
+        "predictions": predictions_block(
+            args.predictions, prediction_lines, sum(score["status"] == "missing" for score in scores),
+            [(predictions.get(row["case_id"]), row["source_text"]) for row in rows]),
         "rule_set": args.rule_set,
         "judge": judge_block,
         "signature": make_signature(data.sha256, len(rows), args.rule_set, judge_block),

@@ -55,6 +55,22 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
     return predictions, len(entries)
 
 
+DIAGNOSTICS = ("code_fence", "think_block", "text_around_json")
+
+
+def predictions_block(path: Path, lines: int, missing: int, scored: list[tuple[str | None, str]]) -> dict:
+    """The summary's `predictions` block: file, line count, missing count and wrapper diagnostics.
+
+    `scored` holds (prediction, source text) for every scored instance.
+    """
+    counts: dict[str, int] = dict.fromkeys(DIAGNOSTICS, 0)
+    for prediction, source_text in scored:
+        if not is_missing(prediction):
+            for name, present in wrapper_diagnostics(prediction, source_text).items():
+                counts[name] += present
+    return {"path": str(path), "rows": lines, "missing": missing, "diagnostics": counts}
+
+
 def is_missing(prediction: str | None) -> bool:
     """SPEC §6: null, empty or whitespace-only predictions are missing."""
     return prediction is None or not prediction.strip()

@@ -61,7 +61,7 @@ SOFT_RUBRICS: dict[str, dict[str, str]] = {
 }
 
 
-def _block_tag(*texts: str) -> str:
+def delimiter_tag(*texts: str) -> str:
     """A short tag that occurs in none of `texts`, stable for the same texts."""
     seed = "\x00".join(texts).encode("utf-8")
     for salt in range(1000):
@@ -71,7 +71,7 @@ def _block_tag(*texts: str) -> str:
     raise ValueError("no delimiter tag fits these texts")  # not reachable for real text
 
 
-def _block(name: str, tag: str, text: str) -> str:
+def delimited_block(name: str, tag: str, text: str) -> str:
     return f"<<<{name} {tag}>>>\n{text}\n<<<END {name} {tag}>>>"
 
 
@@ -90,7 +90,7 @@ _UNTRUSTED_NOTE = (
 
 def render_quality_prompt(item: JudgeItem) -> str:
     """The quality prompt (SPEC §10): accuracy and fluency only, answered as `{"quality": S}`."""
-    tag = _block_tag(item.source_text, item.reference, item.prediction)
+    tag = delimiter_tag(item.source_text, item.reference, item.prediction)
     return "\n\n".join([
         "You are a professional translation reviewer. Rate the translation quality of a "
         f"candidate translation from {_language(item.source_lang)} into "
@@ -109,9 +109,9 @@ def render_quality_prompt(item: JudgeItem) -> str:
         "- 0: serious errors (mistranslation, omission, addition, wrong language, untranslated "
         "text, nonsense) in more than 10% of the sentences, or the candidate is not a "
         "translation of the source at all.",
-        "Source text:\n" + _block("SOURCE", tag, item.source_text),
-        "Reference translation:\n" + _block("REFERENCE", tag, item.reference),
-        "Candidate translation:\n" + _block("CANDIDATE", tag, item.prediction),
+        "Source text:\n" + delimited_block("SOURCE", tag, item.source_text),
+        "Reference translation:\n" + delimited_block("REFERENCE", tag, item.reference),
+        "Candidate translation:\n" + delimited_block("CANDIDATE", tag, item.prediction),
         'Answer with one JSON object and nothing else: {"quality": S}, where S is the number '
         "0, 0.5 or 1.",
     ])
@@ -121,7 +121,7 @@ def render_soft_prompt(item: JudgeItem) -> str:
     """The soft-constraint prompt (SPEC §10): one 0 / 0.5 / 1 score per soft id of the item."""
     if not item.soft:
         raise ValueError(f"{item.case_id}: no soft constraint to judge")
-    tag = _block_tag(item.source_text, item.reference, item.prediction, *(line for _, line in item.soft))
+    tag = delimiter_tag(item.source_text, item.reference, item.prediction, *(line for _, line in item.soft))
     requirements = "\n".join(
         f'- "{cid}": {line}\n'
         f"  What it asks: {SOFT_RUBRICS[cid]['subject']}.\n"
@@ -145,9 +145,9 @@ def render_soft_prompt(item: JudgeItem) -> str:
         "Whatever the requirement, score 0 for every requirement when the candidate repeats a "
         "long passage (a sentence or more) three or more times, or when it is not a translation "
         "of the source.",
-        "Source text:\n" + _block("SOURCE", tag, item.source_text),
-        "Reference translation:\n" + _block("REFERENCE", tag, item.reference),
-        "Candidate translation:\n" + _block("CANDIDATE", tag, item.prediction),
+        "Source text:\n" + delimited_block("SOURCE", tag, item.source_text),
+        "Reference translation:\n" + delimited_block("REFERENCE", tag, item.reference),
+        "Candidate translation:\n" + delimited_block("CANDIDATE", tag, item.prediction),
         "Answer with one JSON object and nothing else, with exactly these ids: "
         f'{{"scores": {{{answer}}}}}, where each S is the number 0, 0.5 or 1.',
     ])

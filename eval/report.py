@@ -67,7 +67,7 @@ def _fmt(value: float | None, percent: bool = False) -> str:
     return f"{100 * value:.1f}" if percent else f"{value:.4f}"
 
 
-def _headline_cell(metric: dict) -> str:
+def headline_cell(metric: dict) -> str:
     if metric["value"] is None:
         return "n/a"
     low, high = metric["ci95"]
@@ -92,7 +92,7 @@ def report_markdown(summary: dict) -> str:
     lines.append("")
     lines += ["| metric | value [95% CI] |", "|---|---|"]
     for name in ("if_score", "quality", "hard_pass_rate"):
-        lines.append(f"| {name} | {_headline_cell(summary[name])} |")
+        lines.append(f"| {name} | {headline_cell(summary[name])} |")
     lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean |", "|---|---|---:|---:|"]
     for cid, entry in summary["by_constraint"].items():
         value = entry.get("pass_rate", entry.get("mean"))
@@ -112,8 +112,8 @@ def report_markdown(summary: dict) -> str:
 
 def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
-    rows = [("if_score", _headline_cell(summary["if_score"])), ("quality", _headline_cell(summary["quality"])),
-            ("hard_pass_rate", _headline_cell(summary["hard_pass_rate"]))]
+    rows = [("if_score", headline_cell(summary["if_score"])), ("quality", headline_cell(summary["quality"])),
+            ("hard_pass_rate", headline_cell(summary["hard_pass_rate"]))]
     rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _fmt(entry.get("pass_rate", entry.get("mean"))))
              for cid, entry in summary["by_constraint"].items()]
     width = max(len(name) for name, _ in rows)

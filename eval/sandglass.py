@@ -15,10 +15,9 @@ Python's (half to even), as in the original scripts.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -29,8 +28,9 @@ from eval.data import LANGUAGE_NAMES as CHINESE_LANGUAGE_NAMES
 from eval.data import file_sha256, load_rows_from_dataset, load_rows_from_file, read_jsonl_objects, rows_sha256
 from eval.errors import ConfigError, DataError
 from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline
-from eval.predictions import is_missing, load_predictions, wrapper_diagnostics
-from eval.report import remove_previous_results, write_atomic
+from eval.predictions import is_missing, load_predictions, predictions_block
+from eval.prompts import delimited_block, delimiter_tag
+from eval.report import headline_cell, remove_previous_results, write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -254,20 +254,6 @@ _KIND_WORDS = {
 }
 
 
-def _block_tag(*texts: str) -> str:
-    """A short tag found in none of `texts`, the same for the same texts (the cache stays valid)."""
-    seed = "\x00".join(texts).encode("utf-8")
-    for salt in range(1000):
-        tag = hashlib.sha256(seed + str(salt).encode()).hexdigest()[:12]
-        if not any(tag in text for text in texts):
-            return tag
-    raise ValueError("no delimiter tag fits these texts")
-
-
-def _block(name: str, tag: str, text: str) -> str:
-    return f"<<<{name} {tag}>>>\n{text}\n<<<END {name} {tag}>>>"
-
-
 def render_judge_prompt(row: dict, prediction: str) -> str:
     """The Sandglass quality prompt (version PROMPT_VERSION): told the duration and the budget,
     asked to tolerate reasonable compression or expansion, answered as `{"quality": S}`.
@@ -275,7 +261,7 @@ def render_judge_prompt(row: dict, prediction: str) -> str:
     meta = row["metadata"]
     lang = meta["target_language"]
     context = [meta.get("summary") or "", meta.get("up_context") or "", meta.get("down_context") or ""]
-    tag = _block_tag(meta["source"], prediction, *context)
+    tag = delimiter_tag(meta["source"], prediction, *context)
     language = f"{LANGUAGE_NAMES[lang]} ({lang})"
     unit = "morae" if lang == "ja" else "syllables"
     return "\n\n".join([
@@ -300,11 +286,11 @@ def render_judge_prompt(row: dict, prediction: str) -> str:
         "clearly awkward.\n"
         "- 0: the meaning is wrong or mostly missing, the text is padded with invented content, it is "
         "not in the target language, or it is not a translation of the line.",
-        "Video summary:\n" + _block("SUMMARY", tag, context[0]),
-        "Previous subtitle:\n" + _block("PREVIOUS", tag, context[1]),
-        "Next subtitle:\n" + _block("NEXT", tag, context[2]),
-        "Chinese subtitle line:\n" + _block("SOURCE", tag, meta["source"]),
-        "Candidate translation:\n" + _block("CANDIDATE", tag, prediction),
+        "Video summary:\n" + delimited_block("SUMMARY", tag, context[0]),
+        "Previous subtitle:\n" + delimited_block("PREVIOUS", tag, context[1]),
+        "Next subtitle:\n" + delimited_block("NEXT", tag, context[2]),
+        "Chinese subtitle line:\n" + delimited_block("SOURCE", tag, meta["source"]),
+        "Candidate translation:\n" + delimited_block("CANDIDATE", tag, prediction),
         'Answer with one JSON object and nothing else: {"quality": S}, where S is the number 0, 0.5 or 1.',
     ])
 
@@ -531,11 +517,6 @@ def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: in
                   items: list[dict], judge: dict | None, expected_sha256: str | None) -> dict:
     """summary.json of a Sandglass run."""
     reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected_sha256)
-    diagnostics = Counter()
-    for row in rows:
-        prediction = predictions.get(row["case_id"])
-        if not is_missing(prediction):
-            diagnostics.update(name for name, present in wrapper_diagnostics(prediction).items() if present)
     summary = {
         "harness_version": __version__,
         "benchmark": "sandglass",
@@ -543,12 +524,9 @@ def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: in
         "non_formal_reasons": reasons,
         "data": {"source": data.source, "sha256": data.sha256, "manifest_match": expected_sha256 == data.sha256,
                  "n_instances": len(rows)},
-        "predictions": {
-            "path": str(args.predictions),
-            "rows": prediction_lines,
-            "missing": sum(item["status"] == "missing" for item in items),
-            "diagnostics": {name: diagnostics[name] for name in ("code_fence", "think_block", "text_around_json")},
-        },
+        "predictions": predictions_block(args.predictions, prediction_lines,
+                                         sum(item["status"] == "missing" for item in items),
+                                         [(predictions.get(row["case_id"]), "") for row in rows]),
         "targets": {"speech_rates": dict(SPEECH_RATES), "ratios": dict(LENGTH_RATIOS),
                     "rounding": "Python round (half to even); short -1 / long +1 when equal to natural"},
         "judge": judge,
@@ -582,13 +560,6 @@ def _table(title: str, groups: dict[str, dict]) -> list[str]:
     return lines
 
 
-def _headline_cell(metric: dict) -> str:
-    if metric["value"] is None:
-        return "n/a"
-    low, high = metric["ci95"]
-    return f"{metric['value']:.4f} [{low:.4f}, {high:.4f}]"
-
-
 def report_markdown(summary: dict) -> str:
     status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
     lines = ["# Sandglass-Bench evaluation report", "",
@@ -599,7 +570,7 @@ def report_markdown(summary: dict) -> str:
              f"{summary['predictions']['missing']} items missing)", "",
              "| metric | value [95% CI] |", "|---|---|"]
     for name in ("score", "syllable_reward", "quality", "mean_abs_dev"):
-        lines.append(f"| {name} | {_headline_cell(summary[name])} |")
+        lines.append(f"| {name} | {headline_cell(summary[name])} |")
     lines += ["", "Shares (±1, dev ≤ 5/10/20%) are of all items; slope and q_gap need the three targets of a "
               "line (n/a per target kind).", ""]
     lines += _table("all", {"overall": summary["overall"]})
