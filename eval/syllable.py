@@ -91,8 +91,13 @@ _DIGITS[0x066B] = "."  # Arabic decimal separator
 _DIGITS[0x066C] = ","  # Arabic thousands separator
 
 
+_UNSPEAKABLE = re.compile("[\x00\ud800-\udfff]")  # NUL and lone surrogates (MeCab cannot take them)
+
+
 def _normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).translate(_DIGITS)
+    if text.isascii():  # NFKC leaves ASCII unchanged and it holds no native digits
+        return text.replace("\x00", " ") if "\x00" in text else text
+    return _UNSPEAKABLE.sub(" ", unicodedata.normalize("NFKC", text).translate(_DIGITS))
 
 
 def _tokens(text: str):
@@ -105,12 +110,15 @@ def _count_text(text: str, lang: str) -> int:
     text = _normalise(text)
     if lang == "ja":
         return _count_japanese_line(text)
+    if lang == "ar":
+        return _count_arabic_line(text)
+    if lang == "ro":
+        text = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", "", text)  # mi-e, dă-mi, s-a: one word
     total = 0
-    tokens = list(_tokens(text))
+    tokens = [(m.lastgroup, m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
     for index, (kind, token, start, end) in enumerate(tokens):
         if kind == "num":
-            following = text[end:end + 4]
-            total += _number_syllables(token, lang, following)
+            total += _number_syllables(token, lang, _number_context(text[end:end + 6], lang))
         elif kind == "latin":
             previous = tokens[index - 1] if index else None
             if previous and previous[0] == "num" and previous[3] == start and _is_ordinal_suffix(token, lang):
@@ -127,7 +135,7 @@ def _script_token_syllables(kind: str, token: str, lang: str) -> int:
     if kind == "cyr":
         return _cyrillic_token_syllables(token)
     if kind == "arabic":
-        return sum(_arabic_word_syllables(word) for word in token.split())
+        return _arabic_word_syllables(token)
     if kind == "thai":
         return _thai_syllables(token)
     if kind == "deva":
@@ -183,7 +191,10 @@ def _cmu_syllables() -> dict:
         word, _, phones = line.partition(" ")
         if not phones or "(" in word:
             continue
-        counts.setdefault(word, sum(ch.isdigit() for ch in phones))
+        syllables = sum(ch.isdigit() for ch in phones)
+        if re.search(r"A[YW][012] ER0", phones) and re.search(r"(ire|our)(s|d|ed)?$", word):
+            syllables -= 1  # fire, hour, our, tired: one syllable as in dictionary syllabification
+        counts.setdefault(word, syllables)
     return counts
 
 
@@ -205,13 +216,10 @@ def _num2words(value, lang: str, to: str = "cardinal") -> str:
 # ---------------------------------------------------------------------------------------------
 
 _COMMA_DECIMAL = frozenset(("de", "fr", "es", "it", "pt", "ru", "ro", "pl", "sv", "nl", "tr", "id", "vi"))
-_NUM2WORDS_LANGS = frozenset(
-    ("en", "ko", "vi", "es", "de", "fr", "it", "pt", "ru", "ro", "pl", "sv", "nl", "tr", "id", "ar")
-)
 _DECIMAL_WORD = {
     "en": "point", "es": "coma", "de": "Komma", "fr": "virgule", "it": "virgola", "pt": "vírgula",
     "ro": "virgulă", "pl": "przecinek", "sv": "komma", "nl": "komma", "tr": "virgül", "id": "koma",
-    "ms": "perpuluhan", "vi": "phẩy", "ar": "فاصلة", "fil": "punto", "ko": "점", "ru": "и",
+    "ms": "perpuluhan", "vi": "phẩy", "fil": "punto", "ko": "점",
 }
 
 
@@ -228,7 +236,7 @@ def _parse_number(token: str, lang: str):
         if len(groups) > 2:
             decimal_sep = None if thousands else "?"
         elif lang in _COMMA_DECIMAL:
-            decimal_sep = None if (sep == "." and thousands) else (sep if sep == "," or not thousands else None)
+            decimal_sep = None if (sep == "." and thousands) else sep
         else:
             decimal_sep = None if (sep == "," and thousands) else sep
         if decimal_sep == "?":
@@ -242,6 +250,7 @@ def _parse_number(token: str, lang: str):
     return int(whole_digits), frac
 
 
+@lru_cache(maxsize=65_536)
 def _number_syllables(token: str, lang: str, following: str = "") -> int:
     """Syllables of a digit string read aloud in `lang`."""
     if len(token.replace(".", "").replace(",", "")) > 15:
@@ -255,20 +264,42 @@ def _number_syllables(token: str, lang: str, following: str = "") -> int:
         if len(token) > 1 and token.startswith("0") and token.isdigit():
             return sum(_integer_syllables(int(d), lang, following) for d in token)
         return _integer_syllables(whole, lang, following, ordinal=ordinal, raw=token)
+    if lang == "ru" and len(frac) <= 3:
+        return _plain_syllables(_num2words(float(f"{whole}.{frac}"), "ru"), "ru")  # три целых пять десятых
     total = _integer_syllables(whole, lang, following="")
-    total += _plain_syllables(_DECIMAL_WORD.get(lang, "."), lang) if lang in _DECIMAL_WORD else _DECIMAL_SYLLABLES.get(lang, 1)
-    if frac.startswith("0") or len(frac) > 2:
+    if lang in _DECIMAL_WORD:
+        total += _plain_syllables(_DECIMAL_WORD[lang], lang)
+    else:
+        total += _DECIMAL_SYLLABLES.get(lang, 1)
+    if frac.startswith("0") or len(frac) > 2 or lang in _DECIMAL_DIGIT_BY_DIGIT:
         total += sum(_integer_syllables(int(d), lang) for d in frac)
     else:
         total += _integer_syllables(int(frac), lang)
     return total
 
 
-_DECIMAL_SYLLABLES = {"zh": 1, "ja": 2, "th": 1, "hi": 3}  # 点 / テン / จุด / दशमलव
+_DECIMAL_SYLLABLES = {"zh": 1, "th": 1, "hi": 3}  # 点 / จุด / दशमलव
+# Languages that read the digits after the decimal point one by one (three point one four, 三点一四).
+_DECIMAL_DIGIT_BY_DIGIT = frozenset(("en", "zh", "ko", "th", "hi", "de"))
+
+
+def _number_context(following: str, lang: str) -> str:
+    """The little of the text after a number that changes how it is read: an ordinal suffix (1st,
+    2e), 年 after a Chinese year, a Korean native counter (세 명). Kept short so results cache."""
+    if lang == "zh":
+        return "年" if following.startswith("年") else ""
+    if lang == "ko":
+        rest = following.lstrip()
+        return next((counter for counter in _KO_NATIVE_COUNTERS if rest.startswith(counter)), "")
+    match = _LATIN_RUN.match(following)
+    return match.group() if match and _is_ordinal_suffix(match.group(), lang) else ""
+
+
+_LATIN_RUN = re.compile(f"[{_LATIN_CHARS}]+")
 
 
 def _ordinal_follows(following: str, lang: str) -> bool:
-    match = re.match(f"[{_LATIN_CHARS}]+", following)
+    match = _LATIN_RUN.match(following)
     return bool(match) and _is_ordinal_suffix(match.group(), lang)
 
 
@@ -517,6 +548,10 @@ _LETTER_SYLLABLES = {
     "ro": [1] * 22 + [3, 1, 2, 1],
     "pl": [1] * 24 + [2, 1],
     "sv": [1] * 22 + [3, 1, 1, 1],
+    "nl": [1] * 26,
+    "id": [1] * 26,
+    "tr": [1] * 22 + [2, 1, 1, 1],
+    "vi": [1] * 22 + [2, 1, 1, 1],
 }
 
 
@@ -566,6 +601,7 @@ def _acronym_kind(token: str):
 # Latin-script words.
 # ---------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=200_000)
 def _latin_token_syllables(token: str, lang: str) -> int:
     """A Latin-script token. Inside a Latin-script language it follows that language's rules
     (CamelCase brand names and words with letters foreign to the language follow English);
@@ -574,6 +610,10 @@ def _latin_token_syllables(token: str, lang: str) -> int:
     speller = lang if lang in _LETTER_SYLLABLES else "en"
     if rules_lang != "en" and _looks_english(token, rules_lang):
         rules_lang = "en"
+    if _CAMEL_CASE.search(token) and token.lower() not in _cmu_syllables():
+        pieces = _CAMEL_PIECES.findall(token)  # ChatGPT = Chat + GPT, OpenAI = Open + AI
+        if len(pieces) > 1 and not token.lower().startswith(("mc", "mac")):
+            return sum(_latin_token_syllables(piece, lang) for piece in pieces)
     if rules_lang == "en" and re.search(r"['\u2019]", token):
         lowered = token.lower().replace("\u2019", "'")
         if lowered in _cmu_syllables():
@@ -582,7 +622,7 @@ def _latin_token_syllables(token: str, lang: str) -> int:
     parts = [p for p in re.split(r"['\u2019]", token) if p]
     total = 0
     for index, part in enumerate(parts):
-        elided = index < len(parts) - 1 and len(part) <= 4 and not part.isupper()  # l', d', dell'
+        elided = index < len(parts) - 1 and len(part) <= 4 and not (len(part) > 1 and part.isupper())
         if elided:
             total += _latin_word_syllables(part.lower(), rules_lang)
         else:
@@ -590,18 +630,45 @@ def _latin_token_syllables(token: str, lang: str) -> int:
     return total
 
 
+_CAMEL_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_CAMEL_PIECES = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[^A-Za-z]+")
 _FOREIGN_LETTERS = {"it": "wkyj", "es": "wk", "pt": "wky", "fr": "wk", "ro": "wky", "tr": "wqx",
                     "id": "qx", "ms": "qx", "pl": "qvx", "sv": "wq"}
+# Spellings that a language's own words do not use, so that a word that has them and is an English
+# dictionary word is an English loan (game, cute, view, cool, subscribe, weekend).
+_ENGLISH_SPELLINGS = {
+    "id": r"sh|ck|th|ph|wh|ee|oo|ea|ew|ow|[^aeiou]{3}|[aeiou][^aeiou]e$|[^aeiou]y$",
+    "ms": r"sh|ck|th|ph|wh|ee|oo|ea|ew|ow|[^aeiou]{3}|[aeiou][^aeiou]e$|[^aeiou]y$",
+    "fil": r"sh|ck|th|ph|wh|ee|oo|ea|ew|ow|[^aeiou]{3}|[aeiou][^aeiou]e$|[^aeiou]y$|[cfjqvxz]",
+    "ro": r"sh|ck|th|ph|wh|ee|oo|ea(?=[^aeiou])|ew|ow",
+    "tr": r"sh|ck|th|ph|wh|ee|oo|ea|ew|ow",
+    "pl": r"sh|ck|th|ph|wh|ee|oo|ea|ew|ow",
+    "sv": r"sh|th|ph|wh|ee|oo|ea|ew|ow",
+    "es": r"sh|ck|th|ph|wh|ee|oo|ew|ow",
+    "it": r"sh|ck|th|ph|wh|ee|oo|ew|ow",
+    "pt": r"sh|ck|th|ph|wh|ee|oo|ew|ow",
+    "fr": r"sh|ck|th|wh|ee|oo|ew|ow",
+}
+_NATIVE_LOOKALIKES = frozenset("""
+sore sate tape bete pede kare gede rese pare mare sige bale grabe lame mate sale tele pete kite
+kode mode rate rose tore
+""".split())
 
 
 def _looks_english(token: str, lang: str) -> bool:
-    """CamelCase names (YouTube, iPhone) and words with letters the language does not use."""
+    """CamelCase names (YouTube, iPhone), words with letters the language does not use, and
+    English dictionary words spelled the English way (game, cool, subscribe)."""
     if re.search(r"[a-z][A-Z]", token):
         return True
     if token.isupper():
         return False
+    lower = token.lower()
     foreign = _FOREIGN_LETTERS.get(lang, "")
-    return bool(foreign) and any(c in foreign for c in token.lower())
+    if foreign and any(c in foreign for c in lower):
+        return True
+    pattern = _ENGLISH_SPELLINGS.get(lang)
+    return bool(pattern) and lower not in _NATIVE_LOOKALIKES and bool(re.search(pattern, lower)) \
+        and lower in _cmu_syllables()
 
 
 def _latin_part_syllables(part: str, rules_lang: str, speller: str) -> int:
@@ -678,24 +745,35 @@ def _english_affix_lookup(word: str, cmu: dict):
 _EN_VOWEL_GROUPS = re.compile(r"[aeiouy]+")
 
 
+_EN_HIATUS = re.compile(
+    r"(?<![tscgx])i[aou](?!u)|(?<![q])u[ao]|(?<![qg])ui(?=ng)|eo|ea(?=l$)|ie(?=t)|y[aoi]|oe(?!s?$)"
+    r"|ii|uu|ao|eu(?=m)|oa(?=s)|[aeo]i(?=ng)|(?<![qg])ue(?=n|l)"
+)
+_EN_SILENT_E_SUFFIX = re.compile(
+    r"[aeiouy][^aeiouy]e(?=(ment|ments|ly|ful|less|ness|some|like|wise|stone|work|time|way|how)$)"
+)
+
+
 def english_rule_syllables(word: str) -> int:
-    """English syllables from spelling alone (used when the CMU dictionary has no entry)."""
+    """English syllables from spelling alone (used when the CMU dictionary has no entry): vowel
+    groups, hiatus inside a group (cre-ate, go-ing, ra-di-o but not na-tion), silent final e, -es
+    and -ed, silent e before -ment/-ly/-ness, syllabic l and m (bot-tled, pris-m)."""
     word = re.sub(r"[^a-z]", "", _strip_accents(word.lower()))
     if not word:
         return 0
     if len(word) <= 2:
         return 1 if re.search(r"[aeiouy]", word) else 0
     count = 0
-    groups = list(_EN_VOWEL_GROUPS.finditer(word))
-    for match in groups:
+    for match in _EN_VOWEL_GROUPS.finditer(word):
         group = match.group()
         start = match.start()
         if group.startswith("y") and start == 0 and len(group) > 1:
             group = group[1:]
         count += 1
-        # hiatus inside a vowel group
-        count += len(re.findall(r"ia|io(?!u)|iu|ua|uo|eo|ea(?=l$)|ie(?=t)|ya|yo|oe(?!s?$)|ii|uu|ao|eu(?=m)|oa(?=s)|iet", group)) if len(group) > 1 else 0
-    # silent final e
+        if len(group) > 1:
+            context = word[max(0, start - 1):match.end() + 2]
+            count += len(_EN_HIATUS.findall(context[:len(group) + (1 if start else 0) + 2]))
+    count -= len(_EN_SILENT_E_SUFFIX.findall(word))
     if word.endswith("e") and not word.endswith(("le", "ee", "ie", "ye", "oe")) and count > 1:
         if not re.search(r"[aeiouy]e$", word):
             count -= 1
@@ -703,22 +781,23 @@ def english_rule_syllables(word: str) -> int:
         count -= 1
     elif word.endswith(("es", "ed")) and count > 1:
         stem = word[:-2]
-        if word.endswith("ed") and not stem.endswith(("t", "d")) and not re.search(r"[aeiouy]$", stem):
+        if re.search(r"[^aeiouy]l$", stem):
+            pass  # bot-tled, ca-bles: syllabic l
+        elif word.endswith("ed") and not stem.endswith(("t", "d")) and not re.search(r"[aeiouy]$", stem):
             count -= 1
         elif word.endswith("es") and not re.search(r"(s|x|z|ch|sh|g|c|[aeiouy])$", stem):
             if re.search(r"[aeiouy][^aeiouy]e?$", stem + "e"):
                 count -= 1
-    if re.search(r"[^aeiouy]ism$", word):
+    if re.search(r"[^aeiouy](ism|sm|thm)$", word):
         count += 1
-    if word.endswith(("tion", "sion", "cian", "tial", "cial", "ious", "eous")):
-        pass
+    if re.search(r"(?<=[^aeiouyr])[^aeiouy]ling$", word):
+        count += 1
     return max(count, 1)
 
 
 # --- Romance languages -----------------------------------------------------------------------
 
 _ES_STRONG = set("aeoáéóíú")
-_ES_VOWELS = set("aeiouáéíóúü")
 
 
 def _spanish_word(word: str) -> int:
@@ -765,6 +844,7 @@ _PT_STRONG = set("aeoáéóâêôãõíúàè")
 def _portuguese_word(word: str) -> int:
     """Vowel groups; ã/õ + vowel, í/ú and i/u before nh or a closing consonant break a group."""
     w = re.sub(r"(?<=[qg])u(?=[eiéí])", "", word)
+    w = re.sub(r"(?<=[bcdfgptv][lr])i(?=[aeoáéóâêôãõ])", "í", w)  # cri-an-ça, cli-en-te
     w = re.sub(r"(?<=[ãõ])[oe]", "w", w)
     w = re.sub(r"(?<=a)o", "w", w)
     w = re.sub(r"(?<=[aeiouáéíóúâêôãõ])i(?=(nh|[mnlrz](?![aeiouáéíóúâêôãõ])))", "í", w)
@@ -891,7 +971,7 @@ def _dutch_word(word: str) -> int:
     """Dutch vowel units (aa, ee, ie, oe, ij, ui, ou, trigraphs); diaeresis marks hiatus."""
     if len(word) > 5:
         word = re.sub(r"eu(?=(m|ms)$)", "e-u", word)  # mu-se-um
-    return _count_units(word, "aeiouyàáèéëíïóöúü", _NL_UNITS, extra_vowel="j")
+    return _count_units(word, "aeiouyàáèéëíïóöúü", _NL_UNITS)
 
 
 def _swedish_word(word: str) -> int:
@@ -899,7 +979,8 @@ def _swedish_word(word: str) -> int:
     return _count_units(word, "aeiouyåäöéü", ("au", "eu"))
 
 
-def _count_units(word: str, vowels: str, units, extra_vowel: str = "") -> int:
+def _count_units(word: str, vowels: str, units) -> int:
+    """Nuclei of a word: at each vowel take the longest listed unit (digraph) starting there."""
     count = 0
     i = 0
     while i < len(word):
@@ -963,16 +1044,7 @@ _VI_SYLLABLE = re.compile(
 def _vietnamese_word(word: str) -> int:
     """One syllable per Vietnamese word; a loanword that is not a Vietnamese syllable by spelling
     (email, online) is counted by the English rules."""
-    base = "".join(
-        c for c in unicodedata.normalize("NFD", word)
-        if unicodedata.category(c) != "Mn" or c in "\u0302\u0306\u031b"
-    )
-    base = unicodedata.normalize("NFC", base)
-    if base != _strip_accents(word) or _VI_SYLLABLE.fullmatch(base):
-        return 1
-    if base != word and _VI_SYLLABLE.fullmatch(base):
-        return 1
-    if unicodedata.normalize("NFD", word) != word and any(unicodedata.category(c) == "Mn" for c in unicodedata.normalize("NFD", word)):
+    if "đ" in word or _strip_accents(word) != word or _VI_SYLLABLE.fullmatch(word):
         return 1
     return _english_word(word)
 
@@ -1003,6 +1075,7 @@ _LATIN_COUNTERS = {
 _RU_VOWELS = set("аеёиоуыэюяАЕЁИОУЫЭЮЯ")
 
 
+@lru_cache(maxsize=100_000)
 def _cyrillic_token_syllables(token: str) -> int:
     """Russian: one syllable per vowel letter. An all-capital word is spelled with one syllable per
     letter name (ФСБ = эф-эс-бэ, МГУ = эм-гэ-у) unless it is long and pronounceable (НАТО)."""
@@ -1076,17 +1149,37 @@ def _japanese_number(token: str) -> str:
     return text
 
 
+# Numeral + counter pairs the tagger reads one by one, with their shorter spoken reading
+# (四年 = よねん, 四時 = よじ, 九時 = くじ, 四月 = しがつ): morae to subtract from the numeral.
+_JA_COUNTER_SHORTENING = {
+    ("四", "年"): 1, ("四", "時"): 1, ("四", "人"): 1, ("四", "円"): 1, ("四", "月"): 1,
+    ("九", "時"): 1, ("九", "月"): 1,
+}
+
+
+# Words whose first unidic-lite reading is the formal or literary one, with the reading speech uses
+# (明日 アス -> あした, 私 ワタクシ -> わたし); the multi-word ones are respelled before tagging.
+_JA_SPOKEN_READINGS = {"明日": "アシタ", "私": "ワタシ"}
+_JA_SPOKEN_SPELLINGS = {"一昨日": "おととい", "一昨年": "おととし", "明後日": "あさって"}
+
+
 def _japanese_morae(text: str) -> int:
     total = 0
-    for word in _tagger()(text):
+    for written, spoken in _JA_SPOKEN_SPELLINGS.items():
+        text = text.replace(written, spoken)
+    words = list(_tagger()(text))
+    for index, word in enumerate(words):
         feature = word.feature
         reading = None
         if not word.is_unk:
             reading = getattr(feature, "pron", None) or getattr(feature, "kana", None)
             if reading in ("*", ""):
                 reading = None
+            reading = _JA_SPOKEN_READINGS.get(word.surface, reading)
         if reading:
             total += _kana_morae(reading)
+            if index + 1 < len(words):
+                total -= _JA_COUNTER_SHORTENING.get((word.surface, words[index + 1].surface[:1]), 0)
             continue
         surface = word.surface
         total += _kana_morae(surface)
@@ -1107,44 +1200,57 @@ _TH_CONSONANTS = set(chr(c) for c in range(0x0E01, 0x0E2F))
 _TH_LEADING = set("เแโใไ")
 _TH_DEPENDENT = set("ะัาำิีึืุูๅ็")  # vowel signs written after/above/below the consonant
 _TH_TONES = set("่้๊๋ํ๎")
-_TH_CLUSTER_SECOND = set("รลว")
-_TH_CLUSTER_FIRST = set("กขคปพผตบดฟ")
+# True initial clusters (the second letter is sounded) and clusters whose ร is silent (จริง).
+_TH_CLUSTERS = frozenset(
+    "กร กล กว ขร ขล ขว คร คล คว ปร ปล พร พล ตร บร บล ดร ฟร ฟล ทร จร ซร ศร สร".split()
+)
 _TH_H_LEADS = set("งญนมยรลว")
 
 
+@lru_cache(maxsize=100_000)
 def _thai_syllables(text: str) -> int:
     """Count Thai syllables by spelling: leading vowels and vowel signs mark nuclei, a run of bare
     consonants carries implicit vowels (ถนน = tha-non), ์ silences its consonant, ๆ repeats."""
     text = _thai_drop_silent(text)
-    text = re.sub(f"(?<=[{''.join(_TH_CONSONANTS)}])รร(?=[{''.join(_TH_CONSONANTS)}])", "ั", text)
-    text = re.sub(f"(?<=[{''.join(_TH_CONSONANTS)}])รร$", "ัน", text)
+    consonants = "".join(sorted(_TH_CONSONANTS))
+    text = re.sub(f"(?<=[{consonants}])รร(?=[{consonants}])", "ั", text)
+    text = re.sub(f"(?<=[{consonants}])รร$", "ัน", text)
     chars = [c for c in text if c not in _TH_TONES]
     n = len(chars)
-    i = 0
-    count = 0
+
+    def is_cons(j: int) -> bool:
+        return 0 <= j < n and chars[j] in _TH_CONSONANTS
+
+    def onset_length(j: int) -> int:
+        """Letters of the onset at j: ห/อ leaders (หน, อย) and true clusters take two."""
+        if not is_cons(j):
+            return 0
+        if is_cons(j + 1):
+            pair = chars[j] + chars[j + 1]
+            if (chars[j] == "ห" and chars[j + 1] in _TH_H_LEADS) or pair == "อย" or pair in _TH_CLUSTERS:
+                after = chars[j + 2] if j + 2 < n else ""
+                if after in _TH_DEPENDENT or (pair in _TH_CLUSTERS and after == "อ"):
+                    return 2
+        return 1
 
     def starts_syllable(j: int) -> bool:
-        """Consonant at j is an onset: a vowel sign (or a cluster and a vowel sign) follows."""
-        if j >= n or chars[j] not in _TH_CONSONANTS:
+        """Consonant at j is an onset: a vowel sign follows its onset, or อ used as a vowel."""
+        if not is_cons(j):
             return False
-        nxt = chars[j + 1] if j + 1 < n else ""
+        k = j + onset_length(j)
+        nxt = chars[k] if k < n else ""
         if nxt in _TH_DEPENDENT:
             return True
-        if nxt in _TH_CLUSTER_SECOND and j + 2 < n and chars[j + 2] in _TH_DEPENDENT and chars[j] in _TH_CLUSTER_FIRST:
-            return True
-        if nxt == "อ" and (j + 2 >= n or chars[j + 2] not in _TH_DEPENDENT):
-            return True
-        return False
+        return nxt == "อ" and (k + 1 >= n or chars[k + 1] not in _TH_DEPENDENT)
 
     def take_final(j: int) -> int:
         """Skip one final consonant after a nucleus when it does not start the next syllable."""
-        if j < n and chars[j] in _TH_CONSONANTS and not starts_syllable(j):
-            if j + 1 < n and chars[j + 1] in _TH_LEADING:
-                return j + 1
+        if is_cons(j) and not starts_syllable(j):
             return j + 1
         return j
 
-    last_syllable = 0
+    i = 0
+    count = 0
     while i < n:
         c = chars[i]
         if c == "ๆ":
@@ -1153,35 +1259,35 @@ def _thai_syllables(text: str) -> int:
             continue
         if c in _TH_LEADING:
             count += 1
+            lead = c
             i += 1
-            if i < n and chars[i] == "ห" and i + 1 < n and chars[i + 1] in _TH_H_LEADS:
-                i += 1
-            if i < n and chars[i] in _TH_CONSONANTS:
-                i += 1
-                if i < n and chars[i] in _TH_CLUSTER_SECOND and chars[i - 1] in _TH_CLUSTER_FIRST and (
-                        i + 1 >= n or chars[i + 1] not in _TH_DEPENDENT or chars[i + 1] in "ีืิ็"):
-                    i += 1
+            if chars[i:i + 1] and chars[i] in _TH_CONSONANTS:
+                length = onset_length(i)
+                if length == 1 and is_cons(i + 1) and (
+                        chars[i] + chars[i + 1] in _TH_CLUSTERS
+                        or (chars[i] == "ห" and chars[i + 1] in _TH_H_LEADS)):
+                    length = 2  # ไกล, เปล่า, ไหม: cluster or ห leader after a leading vowel
+                i += length
+            open_vowel = lead in "ไใ"
+            if open_vowel and i < n and chars[i] == "ย" and not starts_syllable(i):
+                i += 1  # ไทย: the ย only spells the vowel
             while i < n and chars[i] in _TH_DEPENDENT:
+                if chars[i] in "าะ":
+                    open_vowel = open_vowel or (lead == "เ" and chars[i] == "า") or chars[i] == "ะ"
                 i += 1
-            if i < n and chars[i] in "ยอ" and i > 0 and chars[i - 1] in "ีื":
+            if i < n and chars[i] in "ยอ" and chars[i - 1] in "ีื":
                 i += 1  # เ-ีย, เ-ือ
-            elif i < n and chars[i] == "อ" and (i + 1 >= n or chars[i + 1] not in _TH_DEPENDENT):
-                i += 1  # เ-อ
+            elif i < n and chars[i] == "อ" and (i + 1 >= n or chars[i + 1] not in _TH_DEPENDENT or chars[i + 1] == "ะ"):
+                i += 1  # เ-อ, เ-อะ
             if i < n and chars[i] == "ะ":
                 i += 1
-            i = take_final(i)
+                open_vowel = True
+            if not open_vowel:
+                i = take_final(i)
             continue
         if c in _TH_CONSONANTS:
-            j = i
-            if c == "ห" and j + 1 < n and chars[j + 1] in _TH_H_LEADS and (
-                    j + 2 < n and (chars[j + 2] in _TH_DEPENDENT or chars[j + 2] == "อ")):
-                j += 1
-            elif c == "อ" and j + 1 < n and chars[j + 1] == "ย":
-                j += 1
+            j = i + onset_length(i) - 1
             nxt = chars[j + 1] if j + 1 < n else ""
-            if nxt in _TH_CLUSTER_SECOND and chars[j] in _TH_CLUSTER_FIRST and j + 2 < n and chars[j + 2] in _TH_DEPENDENT:
-                j += 1
-                nxt = chars[j + 1] if j + 1 < n else ""
             if nxt in _TH_DEPENDENT:
                 count += 1
                 i = j + 1
@@ -1194,31 +1300,26 @@ def _thai_syllables(text: str) -> int:
                         i += 1
                 elif vowel == "ื" and i < n and chars[i] == "อ":
                     i += 1
-                if vowel not in "ะำ" and not (i > 0 and chars[i - 1] in "ะำ"):
+                if chars[i - 1] not in "ะำ":
                     i = take_final(i)
                 continue
             if nxt == "อ" and (j + 2 >= n or chars[j + 2] not in _TH_DEPENDENT):
                 count += 1
                 i = take_final(j + 2)
                 continue
-            if nxt == "ว" and j + 2 < n and chars[j + 2] in _TH_CONSONANTS and not starts_syllable(j + 2):
-                count += 1  # ควร, สวน: ว is the vowel ua
+            if nxt == "ว" and is_cons(j + 2) and not starts_syllable(j + 2):
+                count += 1  # ควร, สวย: ว is the vowel ua
                 i = j + 3
                 continue
             # bare consonants: an implicit o between two of them, an implicit a on a lone one
-            run = []
-            k = j
-            while k < n and chars[k] in _TH_CONSONANTS and not starts_syllable(k):
-                run.append(chars[k])
+            k = i
+            while is_cons(k) and not starts_syllable(k):
                 k += 1
-            if not run:
-                count += 1
-                i = j + 1
-                continue
-            count += (len(run) + 1) // 2
-            i = k
+            run = max(k - i, 1)
+            count += (run + 1) // 2
+            i = max(k, i + 1)
             continue
-        if c == "ฤ":
+        if c in "ฤฦ":
             count += 1
         i += 1
     return count
@@ -1257,6 +1358,7 @@ _VIRAMA = "\u094D"
 _SEMIVOWELS = set("यरलव")
 
 
+@lru_cache(maxsize=100_000)
 def _hindi_word_syllables(token: str) -> int:
     return sum(_hindi_one_word(word) for word in re.split(r"[\u200c\u200d]+", token) if word)
 
@@ -1314,21 +1416,87 @@ _AR_HARAKAT = set("\u064E\u064F\u0650")
 _AR_TANWEEN = set("\u064B\u064C\u064D")
 _AR_SUKUN = "\u0652"
 _AR_SHADDA = "\u0651"
-_AR_ALIFS = set("اأإآٱ")
 _AR_IGNORED = set("\u0640\u0653\u0654\u0655\u0656\u0657\u0658\u0670")
+# Words written without their long ā (the dagger alif of the Qurʾānic spelling), respelled.
+_AR_HIDDEN_ALIF = {
+    "هذا": "هاذا", "هذه": "هاذه", "هذان": "هاذان", "هذين": "هاذين", "هؤلاء": "هاؤلاء",
+    "ذلك": "ذالك", "لكن": "لاكن", "لكنه": "لاكنه", "هكذا": "هاكذا", "الله": "اللاه", "لله": "للاه",
+    "إله": "إلاه", "إلهي": "إلاهي", "الرحمن": "الرحمان", "طه": "طاها", "لقد": "لَقد",
+    "عشر": "عَشَر", "أحد": "أَحَد",  # the numerals 11-19 (أحد عشر = ʾa-ḥa-da ʿa-shar)
+}
+# Indeclinable words that end in a consonant and never take a case vowel inside a phrase.
+_AR_NO_CASE = frozenset("من عن إن أن لن لم قد لقد هل بل منذ كم ثم كي لكن".split())
 
 
-def _arabic_word_syllables(word: str) -> int:
-    """Every Arabic syllable starts with one consonant (CV, CVV, CVC). Written vowels (long-vowel
-    letters, harakat when present) are nuclei; a consonant with no written vowel after it opens a
-    syllable with a short vowel unless it closes the previous one."""
-    seq = []  # 'C' or 'V' or 'N' (consonant that has no vowel: sukun)
-    chars = [c for c in word if c not in _AR_IGNORED]
+def _arabic_phrase_syllables(words: list) -> int:
+    """Formal reading of a phrase (SPEC §8): inside the phrase, words keep their case vowel and
+    the article's hamza is silent after a vowel; the last word is read in pause."""
+    total = 0
+    for index, word in enumerate(words):
+        total += _arabic_word_syllables(word, after_word=index > 0, final=index == len(words) - 1)
+    return total
+
+
+@lru_cache(maxsize=100_000)
+def _arabic_word_syllables(word: str, after_word: bool = False, final: bool = True) -> int:
+    """Every Arabic syllable starts with one consonant (CV, CVV, CVC; CVVC and CVCC only in pause).
+    Long-vowel letters and harakat are nuclei; a consonant with no written vowel opens a syllable
+    with a short vowel unless it closes the previous one."""
+    chars = "".join(c for c in word if c not in _AR_IGNORED)
+    if not chars:
+        return 0
+    key = chars
+    chars = _AR_HIDDEN_ALIF.get(chars, chars)
+    bare = chars
+    count = 0
+    if len(chars) > 3 and chars[0] in "وبفك" and chars[1:3] == "ال":
+        count, chars = 1, chars[3:]  # wal-, bil-, fal-, kal- + noun
+    elif len(chars) > 3 and chars.startswith("لل"):
+        count, chars = 1, chars[2:]  # lil-
+    elif len(chars) > 3 and chars.startswith("ال"):
+        count, chars = (0 if after_word else 1), chars[2:]  # (a)l- : silent hamza after a word
+    if len(chars) > 3 and chars.endswith("ية") and chars[-3] not in "اوي":
+        chars = chars[:-1] + "ية"  # nisba -iyya (العربية = al-ʿa-ra-biy-yah): the ي is doubled
+    seq = _arabic_segments(chars)
+    consonants = sum(1 for item in seq if item != "V")
+    allow_final_cluster = consonants <= 3 and not bare.endswith(("كم", "هم", "كن", "هن"))
+    i = 0
+    n = len(seq)
+    while i < n:
+        item = seq[i]
+        if item == "V":
+            count += 1
+            i += 1
+            long_vowel = True
+        elif i + 1 < n and seq[i + 1] == "V":
+            count += 1
+            i += 2
+            long_vowel = True
+        else:
+            count += 1  # consonant + unwritten short vowel
+            i += 1
+            long_vowel = False
+        if i < n and seq[i] != "V" and (i + 1 >= n or seq[i + 1] != "V"):
+            if not long_vowel or i + 1 >= n:
+                i += 1  # closing consonant (after a long vowel only at the end of the word)
+                if i == n - 1 and seq[i] != "V" and allow_final_cluster:
+                    i += 1  # pausal CVCC: baḥr, film
+    if not final and key not in _AR_NO_CASE:
+        last = bare[-1]
+        if last == "ة" or (last not in "اىوي" and last not in _AR_TANWEEN and last not in _AR_HARAKAT):
+            count += 1  # case ending (or -tun of ta marbuta) inside the phrase
+    return max(count, 1)
+
+
+def _arabic_segments(chars: str) -> list:
+    """'C' consonant, 'V' written vowel (long-vowel letter or haraka), 'N' consonant with sukun."""
+    seq = []
     for index, c in enumerate(chars):
         prev = seq[-1] if seq else None
         nxt = chars[index + 1] if index + 1 < len(chars) else ""
         if c in _AR_HARAKAT or c in _AR_TANWEEN:
             if seq and seq[-1] in "CN":
+                seq[-1] = "C"
                 seq.append("V")
             continue
         if c == _AR_SUKUN:
@@ -1340,52 +1508,81 @@ def _arabic_word_syllables(word: str) -> int:
                 seq[-1] = "N"
                 seq.append("C")
             continue
-        if c in _AR_ALIFS:
+        if c in "اٱ":
             if index == 0:
                 seq.append("C")  # hamza seat: an onset with a short vowel
-            elif c == "آ":
-                seq.extend(["C", "V"])
+            elif prev == "V" and index == len(chars) - 1:
+                continue  # the alif after tanwin -an
             elif prev == "V":
                 seq.append("C")
             else:
                 seq.append("V")
             continue
-        if c == "ى":
-            seq.append("V")
+        if c == "آ":
+            seq.extend(["C", "V"])
             continue
-        if c == "ة":
+        if c in "ىة":
             seq.append("V")
             continue
         if c in "وي":
-            if index == 0 or prev == "V" or nxt in _AR_ALIFS:
+            if index == 0 or prev == "V" or nxt in "اٱى" or nxt in "وي" and index + 2 >= len(chars):
                 seq.append("C")
             else:
                 seq.append("V")
             continue
         seq.append("C")
-    # merge runs of V into one nucleus
     merged = []
     for item in seq:
         if item == "V" and merged and merged[-1] == "V":
             continue
         merged.append(item)
-    count = 0
-    i = 0
-    n = len(merged)
-    while i < n:
-        item = merged[i]
-        if item == "V":
-            count += 1  # vowel without an onset letter (rare)
-            i += 1
-        elif i + 1 < n and merged[i + 1] == "V":
-            count += 1  # C + written vowel
-            i += 2
-        elif item == "N":
-            i += 1
+    return merged
+
+
+_AR_SYMBOL_WORDS = {"%": "بالمئة", "\u066A": "بالمئة", "$": "دولار", "€": "يورو"}
+
+
+def _count_arabic_line(text: str) -> int:
+    """Arabic lines are read phrase by phrase (case vowels inside, pause at the end), so numbers
+    and symbols are first written out as Arabic words in place."""
+    def spell(match):
+        token = match.group()
+        if token in _AR_SYMBOL_WORDS:
+            return " " + _AR_SYMBOL_WORDS[token] + " "
+        return " " + _arabic_number_text(token) + " "
+
+    text = re.sub(r"[0-9]+(?:[.,][0-9]+)*|[%$€\u066A]", spell, text)
+    total = 0
+    phrase = []
+    last_end = 0
+    for kind, token, start, end in _tokens(text):
+        if kind == "arabic" and (not phrase or not text[last_end:start].strip()):
+            phrase.append(token)
+            last_end = end
+            continue
+        if phrase:
+            total += _arabic_phrase_syllables(phrase)
+            phrase = []
+        if kind == "arabic":
+            phrase.append(token)
+            last_end = end
+        elif kind == "latin":
+            total += _latin_token_syllables(token, "ar")
         else:
-            count += 1  # C + short vowel
-            i += 1
-        # a following consonant closes the syllable when it does not open the next one
-        if i < n and merged[i] in "CN" and (i + 1 >= n or merged[i + 1] in "CN"):
-            i += 1
-    return max(count, 1) if chars else 0
+            total += _script_token_syllables(kind, token, "ar")
+    if phrase:
+        total += _arabic_phrase_syllables(phrase)
+    return total
+
+
+def _arabic_number_text(token: str) -> str:
+    parsed = _parse_number(token, "ar")
+    digits = [d for d in token if d.isdigit()]
+    if parsed is None or len(digits) > 15:
+        return " ".join(_num2words(int(d), "ar") for d in digits)
+    whole, frac = parsed
+    text = _num2words(whole, "ar")
+    if frac is not None:
+        text += " فاصلة " + (" ".join(_num2words(int(d), "ar") for d in frac)
+                              if frac.startswith("0") or len(frac) > 2 else _num2words(int(frac), "ar"))
+    return text
