@@ -672,6 +672,23 @@ def _looks_english(token: str, lang: str) -> bool:
         and lower in _cmu_syllables()
 
 
+# Two-letter words a subtitle writes in capitals to shout (NO WAY, OH MY GOD), never as acronyms.
+_SHOUTED_SHORT_WORDS = frozenset("NO OH GO SO MY HI DO BE WE ME HE UP ON IN OF TO AT IS AM AN OR BY".split())
+
+
+def _is_shouted_word(part: str) -> bool:
+    """An English word in capitals (NO, WAY, STOP) rather than an acronym (FBI, AI, US).
+
+    The CMU dictionary reads acronyms it knows letter by letter (FBI, TV, CEO), so for three
+    letters or more its reading is right either way; two-letter words are ambiguous (US, IT,
+    AI) and only a short list of words is taken as shouting."""
+    if len(part) < 2 or not part.isupper() or part in _READ_AS_WORD:
+        return False
+    if part.lower() not in _cmu_syllables():
+        return False
+    return len(part) >= 3 or part in _SHOUTED_SHORT_WORDS
+
+
 def _latin_part_syllables(part: str, rules_lang: str, speller: str) -> int:
     """One word: an acronym is spelled (or read as a word), a vowelless lower-case word of two
     to five letters is spelled too (tv, dvd), anything else follows the language's rules."""
@@ -680,6 +697,8 @@ def _latin_part_syllables(part: str, rules_lang: str, speller: str) -> int:
             count = _latin_word_syllables(part.lower(), rules_lang)
             return count or _spelled_syllables(part, speller)
         return _latin_word_syllables(part, rules_lang)
+    if rules_lang == "en" and _is_shouted_word(part):
+        return _cmu_syllables()[part.lower()]
     acronym = _acronym_kind(part)
     if acronym is None and len(part) >= 3 and part[:-1].isupper() and part[-1] == "s" and len(part) <= 6:
         acronym = _acronym_kind(part[:-1])

@@ -194,25 +194,25 @@ def test_every_language_has_a_tier():
     assert set(TIERS) == set(SUPPORTED_LANGS)
 
 
-# --- the hand-labelled reference set ---------------------------------------------------------
+# --- the hand-labelled reference sets ---------------------------------------------------------
+# syllable_gold: the development set (the counter was tuned against its misses);
+# syllable_heldout: labelled later by another team member and measured once before any fix.
 
-def _load_gold():
-    rows = {}
+LABELLED_DIRS = {"gold": GOLD_DIR, "heldout": GOLD_DIR.parent / "syllable_heldout"}
+
+
+def _load_labelled(directory: Path) -> dict[str, list[tuple[str, int]]]:
+    rows: dict[str, list[tuple[str, int]]] = {}
     for lang in SUPPORTED_LANGS:
-        path = GOLD_DIR / f"{lang}.tsv"
-        if not path.exists():
-            continue
-        for line in path.read_text(encoding="utf-8").split("\n"):
-            if not line.strip() or line.startswith("#"):
-                continue
-            fields = line.rstrip("\r").split("\t")
-            if fields[0] == "text" or len(fields) < 2 or not fields[1].strip().isdigit():
-                continue
-            rows.setdefault(lang, []).append((fields[0], int(fields[1])))
+        for line in (directory / f"{lang}.tsv").read_text(encoding="utf-8").split("\n")[1:]:
+            if line.strip() and not line.startswith("#"):
+                text, count, _ = line.split("\t")
+                rows.setdefault(lang, []).append((text, int(count)))
     return rows
 
 
-GOLD = _load_gold()
+LABELLED = {name: _load_labelled(directory) for name, directory in LABELLED_DIRS.items()}
+GOLD = LABELLED["gold"]
 THRESHOLDS = {"high": 0.95, "medium": 0.90, "approximate": 0.80}
 
 
@@ -221,44 +221,52 @@ def _misses(rows):
             if count_syllables(text, lang) != gold]
 
 
-@pytest.mark.skipif(not GOLD, reason="no labelled set in tests/data/syllable_gold")
+@pytest.mark.parametrize("labelled", sorted(LABELLED))
 @pytest.mark.parametrize("tier", ["high", "medium"])
-def test_gold_exact_match_per_tier(tier):
-    rows = [(lang, text, gold) for lang, items in GOLD.items() if TIERS[lang] == tier
+def test_exact_match_per_tier(labelled, tier):
+    rows = [(lang, text, gold) for lang, items in LABELLED[labelled].items() if TIERS[lang] == tier
             for text, gold in items]
-    if not rows:
-        pytest.skip(f"no labelled rows for tier {tier}")
     misses = _misses(rows)
     assert 1 - len(misses) / len(rows) >= THRESHOLDS[tier], misses
 
 
-@pytest.mark.skipif(not GOLD, reason="no labelled set in tests/data/syllable_gold")
+@pytest.mark.parametrize("labelled", sorted(LABELLED))
 @pytest.mark.parametrize("lang", ["th", "hi"])
-def test_gold_exact_match_approximate_languages(lang):
-    rows = [(lang, text, gold) for text, gold in GOLD.get(lang, [])]
-    if not rows:
-        pytest.skip(f"no labelled rows for {lang}")
+def test_exact_match_approximate_languages(labelled, lang):
+    rows = [(lang, text, gold) for text, gold in LABELLED[labelled][lang]]
     misses = _misses(rows)
     assert 1 - len(misses) / len(rows) >= THRESHOLDS["approximate"], misses
 
 
-@pytest.mark.skipif(not GOLD, reason="no labelled set in tests/data/syllable_gold")
-@pytest.mark.parametrize("lang", sorted(GOLD))
+@pytest.mark.parametrize("lang", sorted(SUPPORTED_LANGS))
 def test_gold_no_language_breaks(lang):
-    """A floor per language, so that one language cannot collapse behind a good tier average."""
+    """A floor per language on the larger set, so that one language cannot collapse behind a good
+    tier average (the held-out set has 10–15 phrases a language: too few for a floor)."""
     rows = [(lang, text, gold) for text, gold in GOLD[lang]]
     misses = _misses(rows)
     assert 1 - len(misses) / len(rows) >= 0.85, misses
 
 
-@pytest.mark.skipif(not GOLD, reason="no labelled set in tests/data/syllable_gold")
-def test_gold_within_one_overall():
-    rows = [(lang, text, gold) for lang, items in GOLD.items() for text, gold in items]
+@pytest.mark.parametrize("labelled", sorted(LABELLED))
+def test_within_one_overall(labelled):
+    rows = [(lang, text, gold) for lang, items in LABELLED[labelled].items() for text, gold in items]
     far = [(lang, text, gold, count_syllables(text, lang)) for lang, text, gold in rows
            if abs(count_syllables(text, lang) - gold) > 1]
     assert 1 - len(far) / len(rows) >= 0.98, far
 
 
-@pytest.mark.skipif(not GOLD, reason="no labelled set in tests/data/syllable_gold")
-def test_gold_covers_every_language():
-    assert set(GOLD) == set(SUPPORTED_LANGS)
+@pytest.mark.parametrize("labelled", sorted(LABELLED))
+def test_labelled_sets_cover_every_language(labelled):
+    assert set(LABELLED[labelled]) == set(SUPPORTED_LANGS)
+
+
+@pytest.mark.parametrize("text, lang, expected", [
+    ("Wait... what?! NO WAY!!!", "en", 4),   # shouting, not acronyms
+    ("STOP", "en", 1),
+    ("FBI", "en", 3),                        # acronyms still spelled
+    ("AI is here", "en", 4),
+    ("US and IT", "en", 5),
+    ("NO WAY 太离谱了", "zh", 6),
+])
+def test_capitals_shout_words_but_spell_acronyms(text, lang, expected):
+    assert count_syllables(text, lang) == expected
