@@ -134,12 +134,12 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
             [(predictions.get(row["case_id"]), row["source_text"]) for row in rows]),
         "rule_set": args.rule_set,
         "judge": judge_block,
-        "signature": make_signature(data.sha256, len(rows), args.rule_set, judge_block),
-        "if_score": headline(scores, "if_score"),
-        "quality": headline(scores, "quality"),
-        "hard_pass_rate": headline([{**s, "hard_pass": float(s["hard_pass"])} for s in scores], "hard_pass"),
+        "signature": make_signature(data.sha256, len(rows), judge_block, settings=(f"rules:{args.rule_set}",)),
+        "if_score": headline(scores, "if_score", known=not args.skip_judge),
+        "quality": headline(scores, "quality", known=not args.skip_judge),
+        "hard_pass_rate": headline(scores, "hard_pass"),
     }
-    summary.update(breakdowns(scores))
+    summary.update(breakdowns(scores, judged=not args.skip_judge))
     return summary
 
 

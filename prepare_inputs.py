@@ -6,12 +6,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from eval.cli import add_data_arguments, load_data, run_cli
-from eval.report import write_atomic
+from eval.report import jsonl_line, write_atomic
 from eval.sandglass import add_benchmark_argument, prepare_sandglass, resolve_benchmark
 
 
@@ -30,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         return prepare_sandglass(args)
     data = load_data(args)
     rows = data.rows[: args.limit] if args.limit else data.rows
-    write_atomic(args.output, "".join(json.dumps(model_input(row), ensure_ascii=False) + "\n" for row in rows))
+    write_atomic(args.output, "".join(jsonl_line(model_input(row)) for row in rows))
     print(f"wrote {len(rows)} model inputs to {args.output}")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,15 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     except HarnessError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_status
+    except OSError as error:  # an output path that is a directory, a full disk, a locked cache
+        where = f" {error.filename}" if error.filename else ""
+        print(f"error: cannot write or read{where}: {error.strerror or error}\n"
+              "  hint: check --output-dir, --output and --judge-cache", file=sys.stderr)
+        return 2
+    except sqlite3.Error as error:
+        print(f"error: the Judge cache cannot be used ({type(error).__name__}: {error})\n"
+              "  hint: point --judge-cache at a new file, or delete the broken one", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
         return 130

@@ -118,6 +118,9 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
         except json.JSONDecodeError as error:
             raise kind(f"{path}:{number}: not valid JSON ({error.msg} at column {error.colno})",
                        "write one JSON object per line") from None
+        except RecursionError:
+            raise kind(f"{path}:{number}: the JSON is nested too deeply to read",
+                       "write one flat JSON object per line") from None
     return parsed
 
 

@@ -121,6 +121,10 @@ class VerdictError(ValueError):
     """A reply that is not a valid verdict; the message says why."""
 
 
+class ProviderFailure(ValueError):
+    """The provider reported a failure inside a 200 reply: transient, retried like a 5xx."""
+
+
 class IncompleteReply(ValueError):
     """The provider stopped before the answer was complete (length limit, `incomplete`)."""
 
@@ -150,6 +154,8 @@ def parse_verdict_object(text: str) -> dict:
         value = json.loads(stripped, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise VerdictError(f"not one JSON object ({error.msg})") from None
+    except RecursionError:
+        raise VerdictError("not one JSON object (nested too deeply)") from None
     if not isinstance(value, dict):
         raise VerdictError(f"a JSON {type(value).__name__}, not an object")
     return value
@@ -159,7 +165,7 @@ def score_value(value: object, name: str) -> float:
     """A JSON number equal to 0, 0.5 or 1; a boolean or a string is not a score."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in ALLOWED_SCORES:
         raise VerdictError(f"{name} = {json.dumps(value)} is not one of the numbers 0, 0.5, 1")
-    return float(value)
+    return float(value) + 0.0  # -0.0 becomes 0.0
 
 
 def _exact_keys(obj: dict, expected: tuple[str, ...], where: str) -> None:
@@ -199,12 +205,15 @@ def reply_text(kind: str, payload: object) -> str:
         raise VerdictError("the response body is not a JSON object")
     if payload.get("error"):  # some gateways report failures inside a 200
         error = payload["error"]
-        raise VerdictError(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)[:300]}")
+        raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)[:300]}")
     if kind == RESPONSES:
         status = payload.get("status")
         if status == "incomplete":
-            reason = (payload.get("incomplete_details") or {}).get("reason", "unknown")
+            details = payload.get("incomplete_details")
+            reason = details.get("reason", "unknown") if isinstance(details, dict) else details or "unknown"
             raise IncompleteReply(f'status "incomplete" ({reason})')
+        if status == "failed":
+            raise ProviderFailure('response status "failed"')
         if status not in (None, "completed"):
             raise VerdictError(f"response status {json.dumps(status)}")
         texts = []
@@ -225,7 +234,9 @@ def reply_text(kind: str, payload: object) -> str:
     choice = choices[0]
     if choice.get("finish_reason") == "length":
         raise IncompleteReply('finish_reason "length"')
-    message = choice.get("message") or {}
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise VerdictError("no message in the first choice of the response")
     if message.get("refusal"):
         raise VerdictError(f"the Judge refused: {str(message['refusal'])[:200]}")
     if choice.get("finish_reason") == "content_filter":
@@ -320,8 +331,12 @@ def provider_message(response: httpx.Response) -> tuple[str, str]:
     return str(error)[:500], ""
 
 
-def _config_error(session: JudgeSession, status: int, message: str, param: str) -> ConfigError:
+def _config_error(session: JudgeSession, status: int, message: str, param: str, where: str) -> HarnessError:
     settings = session.settings
+    if status == 400 and re.search(r"context.length|maximum context|too many tokens|too long", f"{message} {param}", re.I):
+        return JudgeError(f"the Judge model {settings.model} cannot read the prompt of {where}: it is longer "
+                          f"than its context window (HTTP 400: {message})",
+                          hint="use a Judge model with a longer context; the verdicts received so far are cached")
     mentions_effort = any(word in f"{message} {param}".lower() for word in ("reasoning", "effort"))
     if status == 400 and session.kind == RESPONSES and mentions_effort:
         return ConfigError(
@@ -337,7 +352,7 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str) 
         404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model",
     }
     return ConfigError(f"the Judge endpoint {public_host(settings.api_base)} answered HTTP {status}: "
-                       f"{message}", hint=hints[status])
+                       f"{message} (asked for {where})", hint=hints[status])
 
 
 async def _wait_or_abort(session: JudgeSession, delay: float) -> None:
@@ -389,7 +404,7 @@ async def _fetch_with_retries(session: JudgeSession, body: bytes, case_id: str, 
             retry_after = None
             try:
                 response = await client.post(session.url, content=body)
-            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as error:
+            except (httpx.TransportError, httpx.DecodingError) as error:
                 problem = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
             else:
                 status = response.status_code
@@ -402,18 +417,21 @@ async def _fetch_with_retries(session: JudgeSession, body: bytes, case_id: str, 
                                          hint="check that JUDGE_API_BASE points at an OpenAI-compatible API") from None
                     try:
                         return reply_text(session.kind, payload)
+                    except ProviderFailure as error:
+                        problem = _scrub(f"HTTP {status} carrying a failure: {error}", settings)
                     except ValueError as error:
                         label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
                         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings),
                                          hint="the verdicts received so far are cached; rerun to resume") from None
-                message, param = provider_message(response)
-                message = _scrub(message, settings)
-                if status in CONFIG_STATUSES:
-                    raise _config_error(session, status, message, param)
-                if status not in RETRY_STATUSES and status < 500:
-                    raise JudgeError(f"the Judge endpoint answered HTTP {status} for {where}: {message}")
-                problem = f"HTTP {status}: {message}"
-                retry_after = retry_after_seconds(response.headers)
+                else:
+                    message, param = provider_message(response)
+                    message = _scrub(message, settings)
+                    if status in CONFIG_STATUSES:
+                        raise _config_error(session, status, message, param, where)
+                    if status not in RETRY_STATUSES and status < 500:
+                        raise JudgeError(f"the Judge endpoint answered HTTP {status} for {where}: {message}")
+                    problem = f"HTTP {status}: {message}"
+                    retry_after = retry_after_seconds(response.headers)
         stats.failures += 1
         _refresh_bar(session)
         if attempt >= settings.max_retries:
@@ -495,6 +513,10 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                 return
             except HarnessError as error:
                 _abort(session, error)
+                return
+            except Exception as error:  # a malformed reply or a cache failure: one clear abort, no traceback
+                _abort(session, JudgeError(_scrub(f"unexpected error for case {request.case_id} ({request.name} "
+                                                  f"prompt): {type(error).__name__}: {error}", settings)))
                 return
             _refresh_bar(session, done=1)
 
@@ -618,6 +640,12 @@ def settings_from_args(args: argparse.Namespace, default_model: str = DEFAULT_MO
                           hint="e.g. https://api.example.com/v1 or http://127.0.0.1:8000/v1")
     if url.userinfo:
         raise ConfigError("JUDGE_API_BASE must not carry credentials", hint="put the key in JUDGE_API_KEY")
+    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
+        raise ConfigError("JUDGE_API_BASE names an endpoint, not the API base",
+                          hint="give the base only (e.g. https://host/v1); the endpoint follows from --judge-model")
+    if not (api_key.isascii() and api_key.isprintable()):
+        raise ConfigError("JUDGE_API_KEY holds characters that cannot be sent in an HTTP header",
+                          hint="copy the key again: it must be printable ASCII")
     checks = ((args.judge_concurrency >= 1, "--judge-concurrency must be at least 1"),
               (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
               (args.judge_timeout > 0, "--judge-timeout must be positive"),

@@ -39,15 +39,19 @@ def bootstrap_ci(values: list, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOO
     return [round(float(low), 6), round(float(high), 6)]
 
 
-def headline(scores: list[dict], field: str) -> dict:
-    """{value, ci95, n} for one headline metric; value and ci95 are null when any is unknown."""
-    values = [float(score[field]) if score[field] is not None else None for score in scores]
+def headline(scores: list[dict], field: str, known: bool = True) -> dict:
+    """{value, ci95, n} for one headline metric; value and ci95 are null when any value is
+    unknown, or when the metric as a whole is not measured (`known` false: the Judge skipped)."""
+    values = [float(score[field]) if score[field] is not None and known else None for score in scores]
     value = mean_or_none(values)
     return {"value": None if value is None else round(value, 6), "ci95": bootstrap_ci(values), "n": len(values)}
 
 
-def group_metrics(scores: list[dict], groups_of: Callable[[dict], Iterable[str]]) -> dict[str, dict]:
-    """{group: {n, if_score, quality, hard_pass_rate}} over the groups each instance belongs to."""
+def group_metrics(scores: list[dict], groups_of: Callable[[dict], Iterable[str]], judged: bool = True,
+                  ) -> dict[str, dict]:
+    """{group: {n, if_score, quality, hard_pass_rate}} over the groups each instance belongs to.
+
+    Without the Judge (`judged` false) if_score and quality are null in every group (SPEC §9)."""
     members: dict[str, list[dict]] = defaultdict(list)
     for score in scores:
         for group in groups_of(score):
@@ -57,15 +61,16 @@ def group_metrics(scores: list[dict], groups_of: Callable[[dict], Iterable[str]]
         items = members[group]
         result[group] = {
             "n": len(items),
-            "if_score": _rounded(mean_or_none([item["if_score"] for item in items])),
-            "quality": _rounded(mean_or_none([item["quality"] for item in items])),
+            "if_score": _rounded(mean_or_none([item["if_score"] for item in items])) if judged else None,
+            "quality": _rounded(mean_or_none([item["quality"] for item in items])) if judged else None,
             "hard_pass_rate": _rounded(sum(item["hard_pass"] for item in items) / len(items)),
         }
     return result
 
 
-def by_constraint(scores: list[dict]) -> dict[str, dict]:
-    """Per constraint id: kind, n, pass_rate (hard) or mean score (soft), in SPEC §4 order."""
+def by_constraint(scores: list[dict], judged: bool = True) -> dict[str, dict]:
+    """Per constraint id: kind, n, pass_rate (hard) or mean score (soft; null without the Judge),
+    in SPEC §4 order."""
     verdicts: dict[str, list] = defaultdict(list)
     for score in scores:
         for entry in score["constraints"]:
@@ -78,19 +83,19 @@ def by_constraint(scores: list[dict]) -> dict[str, dict]:
         if kind == HARD:
             result[cid] = {"kind": kind, "n": len(values), "pass_rate": _rounded(sum(values) / len(values))}
         else:
-            result[cid] = {"kind": kind, "n": len(values), "mean": _rounded(mean_or_none(values))}
+            result[cid] = {"kind": kind, "n": len(values), "mean": _rounded(mean_or_none(values)) if judged else None}
     return result
 
 
-def breakdowns(scores: list[dict]) -> dict[str, dict]:
+def breakdowns(scores: list[dict], judged: bool = True) -> dict[str, dict]:
     """Every breakdown the summary carries (SPEC §11)."""
     return {
-        "by_constraint": by_constraint(scores),
-        "by_scenario": group_metrics(scores, lambda s: [s["scenario"]]),
-        "by_domain": group_metrics(scores, lambda s: [s["domain"]]),
-        "by_language_pair": group_metrics(scores, lambda s: [f"{s['source_lang']}-{s['target_lang']}"]),
-        "by_target_lang": group_metrics(scores, lambda s: [s["target_lang"]]),
-        "by_constraint_count": group_metrics(scores, lambda s: [str(len(s["constraint_ids"]))]),
+        "by_constraint": by_constraint(scores, judged),
+        "by_scenario": group_metrics(scores, lambda s: [s["scenario"]], judged),
+        "by_domain": group_metrics(scores, lambda s: [s["domain"]], judged),
+        "by_language_pair": group_metrics(scores, lambda s: [f"{s['source_lang']}-{s['target_lang']}"], judged),
+        "by_target_lang": group_metrics(scores, lambda s: [s["target_lang"]], judged),
+        "by_constraint_count": group_metrics(scores, lambda s: [str(len(s["constraint_ids"]))], judged),
     }
 
 

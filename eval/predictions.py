@@ -13,7 +13,6 @@ from eval.data import read_jsonl_objects
 from eval.errors import PredictionError
 
 _FENCE = re.compile(r"```")
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _DECODER = json.JSONDecoder()
 
 
@@ -84,18 +83,40 @@ def wrapper_diagnostics(prediction: str, source_text: str = "") -> dict[str, boo
     """
     return {
         "code_fence": bool(_FENCE.search(prediction)) and not _FENCE.search(source_text),
-        "think_block": bool(_THINK.search(prediction)) and not _THINK.search(source_text),
-        "text_around_json": _has_text_around_json(prediction),
+        "think_block": _has_think_block(prediction) and not _has_think_block(source_text),
+        "text_around_json": _has_text_around_json(prediction) and not _is_json(prediction),
     }
 
 
-def _has_text_around_json(prediction: str) -> bool:
-    """True when a JSON object sits inside other text (prose, a fence) rather than alone."""
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _has_think_block(text: str) -> bool:
+    """A `<think>` block: closed anywhere, or opened at the start and never closed (cut off)."""
+    lowered = text.lower()
+    start = lowered.find("<think>")
+    if start < 0:
+        return False
+    return lowered.find("</think>", start) >= 0 or not text[:start].strip()
+
+
+def _has_text_around_json(prediction: str, attempts: int = 64) -> bool:
+    """True when a JSON object sits inside other text (prose, a fence) rather than alone.
+
+    Tries the first `attempts` opening braces only, so degenerate output stays linear.
+    """
     start = prediction.find("{")
-    while start != -1:
+    for _ in range(attempts):
+        if start == -1:
+            return False
         try:
             value, end = _DECODER.raw_decode(prediction, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON there, or nested too deep to read
             start = prediction.find("{", start + 1)
             continue
         if isinstance(value, dict):

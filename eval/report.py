@@ -24,6 +24,9 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; results are meant to be shared
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -39,13 +42,18 @@ def remove_previous_results(output_dir: Path) -> None:
         (output_dir / name).unlink(missing_ok=True)
 
 
-def make_signature(data_sha256: str, n_instances: int, rule_set: str, judge: dict | None) -> str:
-    """Every setting the numbers depend on, as one short `key:value|...` string."""
-    parts = [f"data:{data_sha256[:12]}", f"n:{n_instances}", f"rules:{rule_set}"]
+def make_signature(data_sha256: str, n_instances: int, judge: dict | None, settings: tuple[str, ...] = (),
+                   benchmark: str | None = None) -> str:
+    """Every setting the numbers depend on, as one short `key:value|...` string.
+
+    `settings` are the benchmark's own `key:value` parts (the rule set, the speech rates)."""
+    parts = ([f"bench:{benchmark}"] if benchmark else []) + [f"data:{data_sha256[:12]}", f"n:{n_instances}"]
+    parts += list(settings)
     if judge is None:
         parts.append("judge:none")
     else:
         parts.append(f"judge:{judge['model']}")
+        parts.append(f"host:{judge['host']}")
         parts.append(f"endpoint:{judge['endpoint_kind']}")
         for key, value in sorted(judge.get("params", {}).items()):
             parts.append(f"{key}:{json.dumps(value, sort_keys=True, separators=(',', ':'), ensure_ascii=False)}")
@@ -57,8 +65,19 @@ def make_signature(data_sha256: str, n_instances: int, rule_set: str, judge: dic
     return "|".join(parts)
 
 
+# Characters that str.splitlines() treats as line breaks; escaped so a JSONL record stays one line
+# for every reader (SPEC §1: source texts contain U+2028).
+_LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085",
+                                      "\x1c": "\\u001c", "\x1d": "\\u001d", "\x1e": "\\u001e"})
+
+
+def jsonl_line(value) -> str:
+    """One JSONL record: UTF-8 text kept readable, every line-breaking character escaped."""
+    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS_IN_JSON) + "\n"
+
+
 def scores_jsonl(scores: list[dict]) -> str:
-    return "".join(json.dumps(score, ensure_ascii=False) + "\n" for score in scores)
+    return "".join(jsonl_line(score) for score in scores)
 
 
 def _fmt(value: float | None, percent: bool = False) -> str:

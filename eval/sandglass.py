@@ -27,10 +27,10 @@ from eval.data import DEFAULT_DATASET as INSTTRANS_DATASET
 from eval.data import LANGUAGE_NAMES as CHINESE_LANGUAGE_NAMES
 from eval.data import file_sha256, load_rows_from_dataset, load_rows_from_file, read_jsonl_objects, rows_sha256
 from eval.errors import ConfigError, DataError
-from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline
+from eval.metrics import headline
 from eval.predictions import is_missing, load_predictions, predictions_block
 from eval.prompts import delimited_block, delimiter_tag
-from eval.report import headline_cell, remove_previous_results, write_atomic
+from eval.report import headline_cell, jsonl_line, make_signature, remove_previous_results, write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -219,7 +219,7 @@ def prepare_sandglass(args: argparse.Namespace) -> int:
     """prepare_inputs.py in Sandglass mode: one `{case_id, messages}` line per row."""
     data = load_sandglass_data(args)
     rows = data.rows[: args.limit] if args.limit else data.rows
-    write_atomic(args.output, "".join(json.dumps(model_input(row), ensure_ascii=False) + "\n" for row in rows))
+    write_atomic(args.output, "".join(jsonl_line(model_input(row)) for row in rows))
     print(f"wrote {len(rows)} Sandglass model inputs to {args.output}")
     return 0
 
@@ -501,16 +501,7 @@ def judge_quality(rows: list[dict], predictions: dict, settings, cache_path: Pat
 def signature(sha256: str, n: int, judge: dict | None) -> str:
     """Every setting the numbers depend on: data, targets, Judge, prompt version, bootstrap, harness."""
     rates = ",".join(f"{lang}={rate}" for lang, rate in SPEECH_RATES.items())
-    parts = ["bench:sandglass", f"data:{sha256[:12]}", f"n:{n}", f"rates:{rates}"]
-    if judge is None:
-        parts.append("judge:none")
-    else:
-        parts += [f"judge:{judge['model']}", f"endpoint:{judge['endpoint_kind']}"]
-        for key, value in sorted(judge["params"].items()):
-            parts.append(f"{key}:{json.dumps(value, sort_keys=True, separators=(',', ':')) if isinstance(value, (dict, list)) else value}")
-        parts += [f"prompt.{key}:{value}" for key, value in sorted(judge["prompt_versions"].items())]
-    parts += [f"boot:{BOOTSTRAP_SAMPLES}", f"seed:{BOOTSTRAP_SEED}", f"version:{__version__}"]
-    return "|".join(parts)
+    return make_signature(sha256, n, judge, settings=(f"rates:{rates}",), benchmark="sandglass")
 
 
 def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: int, predictions: dict,
@@ -623,8 +614,7 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
         items.append(score_item(row, predictions.get(case_id), syllables.get(case_id), quality))
     summary = build_summary(args, data, rows, prediction_lines, predictions, items, judge,
                             manifest_sandglass_sha256(manifest_path))
-    write_atomic(args.output_dir / "scores.jsonl", "".join(json.dumps(item, ensure_ascii=False) + "\n"
-                                                           for item in items))
+    write_atomic(args.output_dir / "scores.jsonl", "".join(jsonl_line(item) for item in items))
     write_atomic(args.output_dir / "report.md", report_markdown(summary))
     write_atomic(args.output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     if not args.quiet:

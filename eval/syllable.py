@@ -1159,8 +1159,8 @@ def _count_japanese_line(text: str) -> int:
 
 
 def _japanese_number(token: str) -> str:
-    parsed = _parse_number(token, "ja")
-    if parsed is None or len(token) > 16:
+    parsed = None if len(token) > 16 else _parse_number(token, "ja")
+    if parsed is None:
         return "".join("〇一二三四五六七八九"[int(d)] for d in token if d.isdigit())
     whole, frac = parsed
     text = _num2words(whole, "ja")
@@ -1183,10 +1183,15 @@ _JA_SPOKEN_READINGS = {"明日": "アシタ", "私": "ワタシ"}
 _JA_SPOKEN_SPELLINGS = {"一昨日": "おととい", "一昨年": "おととし", "明後日": "あさって"}
 
 
+_JA_NON_WORD_RUN = re.compile(r"[^\w]+")
+
+
 def _japanese_morae(text: str) -> int:
     total = 0
     for written, spoken in _JA_SPOKEN_SPELLINGS.items():
         text = text.replace(written, spoken)
+    # Punctuation and symbols count nothing; a long run of them makes the tagger slow.
+    text = _JA_NON_WORD_RUN.sub(" ", text)
     words = list(_tagger()(text))
     for index, word in enumerate(words):
         feature = word.feature
@@ -1596,9 +1601,9 @@ def _count_arabic_line(text: str) -> int:
 
 
 def _arabic_number_text(token: str) -> str:
-    parsed = _parse_number(token, "ar")
     digits = [d for d in token if d.isdigit()]
-    if parsed is None or len(digits) > 15:
+    parsed = None if len(digits) > 15 else _parse_number(token, "ar")
+    if parsed is None:
         return " ".join(_num2words(int(d), "ar") for d in digits)
     whole, frac = parsed
     text = _num2words(whole, "ar")

@@ -59,7 +59,7 @@ def test_skip_judge_run_scores_hard_rules_and_writes_every_output(tmp_path):
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["formal"] is False
     assert any("--skip-judge" in reason for reason in summary["non_formal_reasons"])
-    assert any("manifest.json" in reason for reason in summary["non_formal_reasons"])
+    assert any("manifest.json" in reason for reason in summary["non_formal_reasons"])  # data not the bundled set
     assert summary["hard_pass_rate"]["value"] == 0.75 and summary["if_score"]["value"] is None
     assert summary["quality"]["value"] is None and summary["judge"] is None
     assert summary["by_constraint"]["social_preserve"] == {"kind": "hard", "n": 1, "pass_rate": 0.0}
@@ -81,7 +81,7 @@ def test_missing_predictions_score_zero_and_stay_in_the_denominator(tmp_path):
         assert all(entry.get("passed", entry.get("score")) in (False, 0.0) for entry in score["constraints"])
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["predictions"]["missing"] == 4 and summary["predictions"]["rows"] == 3
-    assert summary["if_score"]["value"] == 0.0  # missing scores 0 even without a Judge
+    assert summary["if_score"]["value"] is None  # SPEC §9: null with --skip-judge, whatever the rows
     assert summary["hard_pass_rate"]["value"] == 0.0
 
 
@@ -192,3 +192,82 @@ def test_a_fence_the_source_already_has_is_not_counted_as_a_wrapper(tmp_path):
     status, out = run(tmp_path, [{"case_id": "m1", "prediction": rows[0]["reference"]}], rows=rows)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert status == 0 and summary["predictions"]["diagnostics"]["code_fence"] == 0
+
+
+def test_skip_judge_leaves_if_score_and_quality_null_even_when_every_row_is_exact(tmp_path):
+    rows = [make_row("a"), make_row("b")]
+    predictions = [{"case_id": "a", "prediction": "Hello"}, {"case_id": "b", "prediction": None}]
+    status, out = run(tmp_path, predictions, rows=rows)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert status == 0 and [s["if_score"] for s in scores_of(out)] == [1.0, 0.0]  # exact per instance
+    assert summary["if_score"] == {"value": None, "ci95": None, "n": 2}
+    assert summary["quality"] == {"value": None, "ci95": None, "n": 2}
+    assert summary["hard_pass_rate"]["value"] == 0.5
+    assert all(group["if_score"] is None and group["quality"] is None for group in summary["by_domain"].values())
+
+
+@pytest.mark.parametrize("prediction", [
+    '{"a":' * 5000,                 # nested too deep for the JSON reader
+    "<think>" * 20000,              # would make a naive <think> pattern quadratic
+    "{" * 100000,
+    "9" * 5000,                     # digits past Python's int-string limit
+])
+def test_degenerate_predictions_are_scored_not_crashed(tmp_path, prediction):
+    rows = [make_row("j", source_text=JSON_SOURCE, reference='{"title": "T", "items": [{"name": "A"}]}',
+                     scenario="doc_textbook", domain="网页文本"),
+            make_row("s", target_lang="ja", reference='{"1": "はい", "2": "いいえ"}', scenario="ugc_subtitle",
+                     domain="UGC字幕", source_text='{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0], batch_size=2,
+                     constraints=["以相同的 JSON 对象返回", "字幕时长：时间越长译文越长"],
+                     constraint_ids=["format_preserve", "syllable_order"])]
+    subtitle = json.dumps({"1": prediction, "2": "x"})
+    status, out = run(tmp_path, [{"case_id": "j", "prediction": prediction}, {"case_id": "s", "prediction": subtitle}],
+                      rows=rows)
+    assert status == 0
+    assert scores_of(out)[0]["hard_pass"] is False
+
+
+def test_a_deeply_nested_predictions_line_is_a_clear_error(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"case_id": "r1", "prediction": ' + "[" * 100000 + "\n", encoding="utf-8")
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds),
+                                              "--output-dir", str(tmp_path / "o"), "--skip-judge", "--quiet"])
+    assert status == 2 and "preds.jsonl:1: the JSON is nested too deeply" in capsys.readouterr().err
+
+
+def test_outputs_keep_records_on_one_line_and_are_readable_by_others(tmp_path):
+    source = "第一句\u2028第二句"
+    rows = [make_row("u", source_text=source, reference="First\u2028second")]
+    status, out = run(tmp_path, [{"case_id": "u", "prediction": "First\u2028second"}], rows=rows)
+    text = (out / "scores.jsonl").read_text(encoding="utf-8")
+    assert status == 0 and len(text.splitlines()) == 1
+    inputs = tmp_path / "inputs.jsonl"
+    assert prepare_inputs.main(["--data", str(tmp_path / "data.jsonl"), "--output", str(inputs)]) == 0
+    exported = inputs.read_text(encoding="utf-8")
+    assert len(exported.splitlines()) == 1 and "\u2028" not in exported and "\\u2028" in exported
+    assert json.loads(exported)["messages"][0]["content"].endswith(source)
+    for name in ("scores.jsonl", "summary.json", "report.md"):
+        assert (out / name).stat().st_mode & 0o044, name  # not private to the user who ran it
+
+
+def test_an_output_dir_that_is_a_file_is_one_clear_error(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    preds = write_jsonl(tmp_path / "preds.jsonl", [])
+    blocker = tmp_path / "out"
+    blocker.write_text("not a directory")
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds),
+                                              "--output-dir", str(blocker), "--skip-judge", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "error: cannot write or read" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("prediction, wrapped", [
+    ('[{"q": "Why?", "a": "Because."}]', False),   # a JSON array of objects is JSON, not text around it
+    ('{"a": 1}', False),
+    ('Here it is: {"a": 1}', True),
+    ('```json\n{"a": 1}\n```', True),
+])
+def test_text_around_json_diagnostic(prediction, wrapped):
+    from eval.predictions import wrapper_diagnostics
+
+    assert wrapper_diagnostics(prediction)["text_around_json"] is wrapped

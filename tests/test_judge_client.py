@@ -147,6 +147,7 @@ def flaky_handler(failures: list[Reply]):
     [Reply(408, "timeout"), Reply(409, "conflict"), Reply(429, "slow down", {"retry-after-ms": "5"})],
     [Reply(drop=True), Reply(drop=True)],
     [Reply(delay=2.0)],
+    [Reply(200, {"error": {"message": "upstream overloaded"}})],  # a failure reported inside a 200
 ])
 def test_transient_failures_are_retried_and_give_the_same_scores(tmp_path, failures):
     with JudgeServer(flaky_handler(failures)) as server:
@@ -294,3 +295,10 @@ def test_verdicts_arriving_before_an_abort_are_kept(tmp_path):
             run(server, tmp_path, max_retries=0, concurrency=8)
     assert time.monotonic() - started < 2
     assert count_replies(tmp_path / "cache.sqlite") == N_REQUESTS - 1
+
+
+def test_a_prompt_too_long_for_the_judge_aborts_naming_the_case(tmp_path):
+    too_long = Reply(400, {"error": {"message": "This model's maximum context length is 8192 tokens"}})
+    with JudgeServer(failing_for("b", "quality", too_long)) as server:
+        with pytest.raises(JudgeError, match="case b .*longer than its context window"):
+            run(server, tmp_path)

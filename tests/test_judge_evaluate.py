@@ -161,3 +161,34 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
         server.requests = []
         assert evaluate_with(server, files, monkeypatch, "--quiet") == 0
     assert len(server.requests) == N_REQUESTS - kept
+
+
+SCORE_ROW_KEYS = {"case_id", "source_lang", "target_lang", "scenario", "domain", "constraint_ids", "status",
+                  "constraints", "hard_pass", "soft_mean", "if_score", "quality"}
+SUMMARY_KEYS = {"harness_version", "formal", "non_formal_reasons", "data", "predictions", "rule_set", "judge",
+                "signature", "if_score", "quality", "hard_pass_rate", "by_constraint", "by_scenario", "by_domain",
+                "by_language_pair", "by_target_lang", "by_constraint_count"}
+
+
+def test_the_bundled_data_with_the_judge_on_is_a_formal_run_with_the_spec_outputs(tmp_path, monkeypatch, capfd):
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    out = tmp_path / "out"
+    with JudgeServer() as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        status = run_cli(evaluate.main, ["--predictions", str(ROOT / "data" / "example_predictions.jsonl"),
+                                         "--output-dir", str(out), "--quiet", "--judge-backoff", "0.001"])
+    assert status == 0, capfd.readouterr().err
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["formal"], summary["non_formal_reasons"], summary["data"]["manifest_match"]) == (True, [], True)
+    assert set(summary) == SUMMARY_KEYS
+    assert set(summary["data"]) == {"source", "sha256", "manifest_match", "n_instances"}
+    assert {"model", "endpoint_kind", "host", "params", "prompt_versions", "calls", "cache_hits"} <= set(summary["judge"])
+    for name in ("if_score", "quality", "hard_pass_rate"):
+        assert summary[name]["value"] is not None and len(summary[name]["ci95"]) == 2
+    assert summary["by_constraint"]["style_consistency"]["mean"] is not None
+    rows = read_scores(out)
+    assert len(rows) == summary["data"]["n_instances"] and all(set(row) == SCORE_ROW_KEYS for row in rows.values())
+    entry_keys = {frozenset(entry) for row in rows.values() for entry in row["constraints"]}
+    assert entry_keys <= {frozenset({"index", "id", "kind", "passed", "detail"}),
+                          frozenset({"index", "id", "kind", "score", "detail"})}
+    assert KEY not in "".join(path.read_text(errors="ignore") for path in out.iterdir() if path.is_file())

@@ -13,6 +13,7 @@ import pytest
 from eval.errors import ConfigError
 from eval.judge_client import (
     IncompleteReply,
+    ProviderFailure,
     JudgeSettings,
     VerdictError,
     add_judge_arguments,
@@ -236,8 +237,8 @@ def test_refusals_are_invalid_verdicts(path, kind):
 
 
 @pytest.mark.parametrize("kind", ["responses", "chat_completions"])
-def test_an_error_inside_a_200_is_not_a_verdict(kind):
-    with pytest.raises(VerdictError, match="upstream overloaded"):
+def test_an_error_inside_a_200_is_a_provider_failure_not_a_verdict(kind):
+    with pytest.raises(ProviderFailure, match="upstream overloaded"):
         reply_text(kind, {"error": {"message": "upstream overloaded", "code": 503}})
 
 
@@ -286,3 +287,16 @@ def test_bad_judge_settings_are_config_errors(monkeypatch, base, argv):
     with pytest.raises(ConfigError) as caught:
         settings_from_args(parse(argv))
     assert "sk-test-key" not in str(caught.value)
+
+
+@pytest.mark.parametrize("base, key, expected", [
+    ("https://h/v1/chat/completions", "sk-test-key", "names an endpoint"),
+    ("https://h/v1/responses/", "sk-test-key", "names an endpoint"),
+    ("https://h/v1", "sk-test-key…", "printable ASCII"),
+])
+def test_a_base_with_an_endpoint_or_a_key_with_odd_characters_is_refused(monkeypatch, base, key, expected):
+    monkeypatch.setenv("JUDGE_API_BASE", base)
+    monkeypatch.setenv("JUDGE_API_KEY", key)
+    with pytest.raises(ConfigError) as caught:
+        settings_from_args(parse([]))
+    assert expected in str(caught.value) and key not in str(caught.value)
