@@ -41,10 +41,13 @@ def load_data(args: argparse.Namespace) -> LoadedData:
         raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
     if args.dataset:
         rows = load_rows_from_dataset(args.dataset)
-        return LoadedData(rows, f"dataset:{args.dataset}", rows_sha256(rows), None)
+        local_file = Path(args.dataset).is_file()  # a local file is identified by its bytes, as with --data
+        sha256 = file_sha256(Path(args.dataset)) if local_file else rows_sha256(rows)
+        return LoadedData(rows, f"dataset:{args.dataset}", sha256, None)
     path = args.data or DEFAULT_DATA
     rows = load_rows_from_file(path)
-    return LoadedData(rows, str(path), file_sha256(path), path)
+    shown = str(path) if args.data else str(DEFAULT_DATA.relative_to(DEFAULT_DATA.parent.parent))
+    return LoadedData(rows, shown, file_sha256(path), path)
 
 
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:

@@ -137,6 +137,9 @@ def console_table(summary: dict) -> str:
              for cid, entry in summary["by_constraint"].items()]
     width = max(len(name) for name, _ in rows)
     out = [f"{name:<{width}}  {value}" for name, value in rows]
+    missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
+    if missing:
+        out.append(f"{missing} of {total} instances have no prediction (scored 0)")
     out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return "\n".join(out)

@@ -86,7 +86,8 @@ def add_benchmark_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", choices=BENCHMARKS, default="auto",
                         help="which benchmark the data belongs to (default: auto, recognised from the first "
                              "data row; a hub --dataset by its name). Sandglass runs default to "
-                             f"--judge-model {DEFAULT_JUDGE_MODEL} and data/sandglass/test.jsonl")
+                             "data/sandglass/test.jsonl (and, in evaluate.py, to the Judge "
+                             f"{DEFAULT_JUDGE_MODEL})")
 
 
 def resolve_benchmark(args: argparse.Namespace) -> str:

@@ -80,7 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", nargs="+", type=Path, metavar="PART", help="check these part files only")
     args = parser.parse_args(argv)
-    paths = args.check or sorted(path for path in PARTS.glob("*.jsonl") if not path.name.endswith(".predictions.jsonl"))
+    paths = args.check or sorted(PARTS.glob("*.jsonl"))
+    skipped = [path for path in paths if path.name.endswith(".predictions.jsonl")]
+    if skipped:
+        print(f"not checked (example predictions, not data rows): {', '.join(path.name for path in skipped)}")
+    paths = [path for path in paths if path not in skipped]
     all_rows, all_problems = [], []
     for path in paths:
         rows, problems = check_part(path)

@@ -271,3 +271,15 @@ def test_text_around_json_diagnostic(prediction, wrapped):
     from eval.predictions import wrapper_diagnostics
 
     assert wrapper_diagnostics(prediction)["text_around_json"] is wrapped
+
+
+def test_a_local_file_has_the_same_identity_through_data_and_dataset(tmp_path):
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": "r1", "prediction": "Hello, world"}])
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    hashes = []
+    for flag in ("--data", "--dataset"):
+        out = tmp_path / flag.strip("-")
+        assert evaluate.main([flag, str(data), "--predictions", str(preds), "--output-dir", str(out),
+                              "--skip-judge", "--quiet"]) == 0
+        hashes.append(json.loads((out / "summary.json").read_text(encoding="utf-8"))["data"]["sha256"])
+    assert hashes[0] == hashes[1]
