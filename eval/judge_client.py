@@ -24,15 +24,16 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
-
-import httpx
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Callable
 
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
 from eval.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
 from eval.types import JudgeItem, JudgeResult
+
+if TYPE_CHECKING:  # annotations only; the modules are imported where they are used
+    import httpx
+    from tqdm import tqdm
 
 DEFAULT_MODEL = "gpt-5.6-sol"
 DEFAULT_CONCURRENCY = 16
@@ -91,6 +92,7 @@ def request_params(settings: JudgeSettings) -> dict:
 
 def endpoint_url(settings: JudgeSettings) -> str:
     """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
+    import httpx  # heavy: only the Judge path needs it
     base = httpx.URL(settings.api_base)
     suffix = "/responses" if uses_responses_endpoint(settings.model) else "/chat/completions"
     return str(base.copy_with(path=base.path.rstrip("/") + suffix))
@@ -108,6 +110,7 @@ def request_body(settings: JudgeSettings, prompt: str) -> bytes:
 
 def public_host(api_base: str) -> str:
     """Scheme, host and port of the base URL: no credentials, no path, no query."""
+    import httpx  # heavy: only the Judge path needs it
     url = httpx.URL(api_base)
     port = f":{url.port}" if url.port else ""
     return f"{url.scheme}://{url.host}{port}"
@@ -391,6 +394,7 @@ async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) ->
 
 async def _fetch_with_retries(session: JudgeSession, body: bytes, case_id: str, name: str) -> str:
     """POST one request until it yields reply text; retry what is transient (SPEC §10)."""
+    import httpx  # heavy: only the Judge path needs it
     settings, stats = session.settings, session.stats
     where = f"case {case_id} ({name} prompt)"
     attempt = 0
@@ -492,6 +496,8 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
                    stats: JudgeStats, progress: bool) -> dict[tuple[str, str], dict]:
+    import httpx  # heavy: only the Judge path needs it
+    from tqdm import tqdm
     headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
     ssl_context = httpx.create_ssl_context()  # built once, shared by every client
     bar = tqdm(total=len(requests), desc="Judge", unit="req", disable=not progress, dynamic_ncols=True)
@@ -623,6 +629,7 @@ def settings_from_args(args: argparse.Namespace, default_model: str = DEFAULT_MO
 
     `default_model` is the benchmark mode's Judge when --judge-model is not given.
     """
+    import httpx  # heavy: only the Judge path needs it
     model = default_model if args.judge_model is None else args.judge_model
     api_base = os.environ.get("JUDGE_API_BASE", "").strip()
     api_key = os.environ.get("JUDGE_API_KEY", "").strip()
