@@ -18,7 +18,9 @@ from eval.cli import add_data_arguments, load_data, run_cli
 from eval.constraints import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.metrics import breakdowns, headline
 from eval.predictions import is_missing, load_predictions, predictions_block
-from eval.report import console_table, make_signature, remove_previous_results, report_markdown, scores_jsonl, write_atomic
+from eval.manifest import recorded_sha256
+from eval.report import (console_table, make_signature, non_formal_reasons, remove_previous_results, report_markdown,
+                         scores_jsonl, write_atomic)
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
 from eval.types import JudgeItem
@@ -45,14 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def manifest_sha256() -> str | None:
-    """The data checksum manifest.json records, or None when there is no readable manifest."""
-    try:
-        return json.loads(MANIFEST_PATH.read_text(encoding="utf-8"))["data"]["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def judge_items(rows: list[dict], predictions: dict) -> list[JudgeItem]:
     """One Judge item per instance with a non-missing prediction (SPEC §9: no call otherwise)."""
     items = []
@@ -64,23 +58,6 @@ def judge_items(rows: list[dict], predictions: dict) -> list[JudgeItem]:
         items.append(JudgeItem(row["case_id"], row["source_lang"], row["target_lang"], row["source_text"],
                                row["reference"], prediction, soft))
     return items
-
-
-def non_formal_reasons(args: argparse.Namespace, n_used: int, n_total: int, sha256: str) -> list[str]:
-    """Every reason this run is not a formal result (SPEC §9)."""
-    reasons = []
-    if n_used < n_total:
-        reasons.append(f"--limit {args.limit}: {n_used} of {n_total} instances scored")
-    if args.skip_judge:
-        reasons.append("--skip-judge: soft constraints and quality were not scored")
-    expected = manifest_sha256()
-    if expected is None:
-        reasons.append("manifest.json is missing or unreadable, so the data cannot be identified")
-    elif expected != sha256:
-        reasons.append("the data's SHA-256 differs from manifest.json's")
-    if args.rule_set != DEFAULT_RULE_SET:
-        reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules")
-    return reasons
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,8 +98,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block) -> dict:
     """summary.json (SPEC §11)."""
-    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256)
-    expected = manifest_sha256()
+    expected = recorded_sha256("data", MANIFEST_PATH)
+    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected,
+                                 unscored="soft constraints and quality were", manifest_entry="data checksum")
+    if args.rule_set != DEFAULT_RULE_SET:
+        reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules")
     summary = {
         "harness_version": __version__,
         "formal": not reasons,

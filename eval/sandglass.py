@@ -27,10 +27,12 @@ from eval.data import DEFAULT_DATASET as INSTTRANS_DATASET
 from eval.data import LANGUAGE_NAMES as CHINESE_LANGUAGE_NAMES
 from eval.data import file_sha256, load_rows_from_dataset, load_rows_from_file, read_jsonl_objects, rows_sha256
 from eval.errors import ConfigError, DataError
+from eval.manifest import recorded_sha256
 from eval.metrics import headline
 from eval.predictions import is_missing, load_predictions, predictions_block
 from eval.prompts import delimited_block, delimiter_tag
-from eval.report import headline_cell, jsonl_line, make_signature, remove_previous_results, write_atomic
+from eval.report import (headline_cell, jsonl_line, make_signature, non_formal_reasons, remove_previous_results,
+                         write_atomic)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -456,28 +458,6 @@ def metric_tables(items: list[dict]) -> dict:
 # The run: evaluate.py --benchmark sandglass
 # ---------------------------------------------------------------------------------------------
 
-def manifest_sandglass_sha256(manifest_path: Path) -> str | None:
-    """manifest.json's `sandglass.sha256`, or None when there is none."""
-    try:
-        return json.loads(Path(manifest_path).read_text(encoding="utf-8"))["sandglass"]["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def non_formal_reasons(args: argparse.Namespace, n_used: int, n_total: int, sha256: str,
-                       expected: str | None) -> list[str]:
-    reasons = []
-    if n_used < n_total:
-        reasons.append(f"--limit {args.limit}: {n_used} of {n_total} items scored")
-    if args.skip_judge:
-        reasons.append("--skip-judge: quality and score were not measured")
-    if expected is None:
-        reasons.append("manifest.json has no sandglass entry, so the data cannot be identified")
-    elif expected != sha256:
-        reasons.append("the data's SHA-256 differs from manifest.json's sandglass entry")
-    return reasons
-
-
 def count_predictions(rows: list[dict], predictions: dict) -> dict[str, int]:
     """Syllables of every non-missing prediction, in its row's target language (SPEC §8)."""
     from eval.syllable import count_syllables
@@ -508,7 +488,8 @@ def signature(sha256: str, n: int, judge: dict | None) -> str:
 def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: int, predictions: dict,
                   items: list[dict], judge: dict | None, expected_sha256: str | None) -> dict:
     """summary.json of a Sandglass run."""
-    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected_sha256)
+    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected_sha256,
+                                 unscored="quality and score were", manifest_entry="sandglass entry")
     summary = {
         "harness_version": __version__,
         "benchmark": "sandglass",
@@ -614,7 +595,7 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
         quality = qualities.get(case_id) if settings is not None else None
         items.append(score_item(row, predictions.get(case_id), syllables.get(case_id), quality))
     summary = build_summary(args, data, rows, prediction_lines, predictions, items, judge,
-                            manifest_sandglass_sha256(manifest_path))
+                            recorded_sha256("sandglass", manifest_path))
     write_atomic(args.output_dir / "scores.jsonl", "".join(jsonl_line(item) for item in items))
     write_atomic(args.output_dir / "report.md", report_markdown(summary))
     write_atomic(args.output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")

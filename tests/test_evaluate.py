@@ -283,3 +283,24 @@ def test_a_local_file_has_the_same_identity_through_data_and_dataset(tmp_path):
                               "--skip-judge", "--quiet"]) == 0
         hashes.append(json.loads((out / "summary.json").read_text(encoding="utf-8"))["data"]["sha256"])
     assert hashes[0] == hashes[1]
+
+
+@pytest.mark.parametrize("limit, n_used, skip_judge, expected_sha, reason", [
+    (None, 4, False, "abc", None),                         # the whole data, the Judge on, the manifest's data
+    (9, 4, False, "abc", None),                            # a --limit past the end scores everything
+    (2, 2, False, "abc", "--limit 2: 2 of 4 instances scored"),
+    (None, 4, True, "abc", "--skip-judge: soft constraints and quality were not scored"),
+    (None, 4, False, None, "manifest.json has no data checksum"),
+    (None, 4, False, "other", "the data's SHA-256 differs from manifest.json's data checksum"),
+])
+def test_each_reason_a_run_is_not_formal(limit, n_used, skip_judge, expected_sha, reason):
+    import argparse
+
+    from eval.report import non_formal_reasons
+
+    args = argparse.Namespace(limit=limit, skip_judge=skip_judge)
+    reasons = non_formal_reasons(args, n_used, 4, "abc", expected_sha, unscored="soft constraints and quality were",
+                                 manifest_entry="data checksum")
+    assert reasons == ([] if reason is None else [next(r for r in reasons if r.startswith(reason))])
+    if reason:
+        assert reasons[0].startswith(reason)
