@@ -20,7 +20,6 @@ class LoadedData:
     rows: list[dict]
     source: str
     sha256: str
-    path: Path | None
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,19 +34,22 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
                        help="use only the first N rows (a smoke run; never formal)")
 
 
-def load_data(args: argparse.Namespace) -> LoadedData:
-    """Load and validate the rows the flags name; apply --limit afterwards."""
+def load_data(args: argparse.Namespace, default_data: Path = DEFAULT_DATA, default_dataset: str = DEFAULT_DATASET,
+              validate: Callable | None = None) -> LoadedData:
+    """Load and validate the rows the flags name (a benchmark mode passes its own defaults and row
+    validator); --limit is applied afterwards."""
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
     if args.dataset:
-        rows = load_rows_from_dataset(args.dataset)
-        local_file = Path(args.dataset).is_file()  # a local file is identified by its bytes, as with --data
-        sha256 = file_sha256(Path(args.dataset)) if local_file else rows_sha256(rows)
-        return LoadedData(rows, f"dataset:{args.dataset}", sha256, None)
-    path = args.data or DEFAULT_DATA
-    rows = load_rows_from_file(path)
-    shown = str(path) if args.data else str(DEFAULT_DATA.relative_to(DEFAULT_DATA.parent.parent))
-    return LoadedData(rows, shown, file_sha256(path), path)
+        name = default_dataset if args.dataset == DEFAULT_DATASET else args.dataset  # a bare --dataset
+        rows = load_rows_from_dataset(name, validate=validate)
+        local_file = Path(name).is_file()  # a local file is identified by its bytes, as with --data
+        return LoadedData(rows, f"dataset:{name}", file_sha256(Path(name)) if local_file else rows_sha256(rows))
+    path = args.data or default_data
+    rows = load_rows_from_file(path, validate=validate)
+    root = DEFAULT_DATA.parent.parent
+    shown = str(path) if args.data or not path.is_relative_to(root) else str(path.relative_to(root))
+    return LoadedData(rows, shown, file_sha256(path))
 
 
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:

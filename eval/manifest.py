@@ -42,10 +42,8 @@ def _sorted_counts(counter: Counter) -> dict:
 def build_manifest(data_path: Path = DEFAULT_DATA) -> dict:
     """The manifest of a data file: identity, statistics, prompt versions, redaction policy."""
     rows = load_rows_from_file(data_path)
-    try:
-        from eval.prompts import PROMPT_VERSIONS
-    except ImportError:  # the Judge prompts are not written yet
-        PROMPT_VERSIONS = {}
+    from eval.prompts import PROMPT_VERSIONS
+
     masks = {mask: sum(any(mask in row[field] for field in ("prompt", "reference", "source_text")) for row in rows)
              for mask in REDACTION_MASKS}
     rows_masked = sum(any(mask in row["prompt"] or mask in row["reference"] for mask in REDACTION_MASKS) for row in rows)

@@ -96,10 +96,10 @@ def scores_jsonl(scores: list[dict]) -> str:
     return "".join(jsonl_line(score) for score in scores)
 
 
-def _fmt(value: float | None, percent: bool = False) -> str:
+def _fmt(value: float | None) -> str:
     if value is None:
         return "n/a"
-    return f"{100 * value:.1f}" if percent else f"{value:.4f}"
+    return f"{value:.4f}"
 
 
 def headline_cell(metric: dict) -> str:

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from eval import __version__
-from eval.cli import LoadedData
-from eval.data import DEFAULT_DATASET as INSTTRANS_DATASET
+from eval.cli import LoadedData, load_data
 from eval.data import LANGUAGE_NAMES as CHINESE_LANGUAGE_NAMES
-from eval.data import file_sha256, load_rows_from_dataset, load_rows_from_file, read_jsonl_objects, rows_sha256
+from eval.data import read_jsonl_objects
 from eval.errors import ConfigError, DataError
 from eval.manifest import recorded_sha256
 from eval.metrics import headline
@@ -202,16 +201,8 @@ def validate_sandglass_row(row: object, where: str) -> None:
 
 def load_sandglass_data(args: argparse.Namespace) -> LoadedData:
     """Sandglass rows from --data / --dataset (or the bundled file), validated; --limit comes later."""
-    if args.limit is not None and args.limit < 1:
-        raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
-    if args.dataset:
-        name = DEFAULT_DATASET if args.dataset == INSTTRANS_DATASET else args.dataset
-        rows = load_rows_from_dataset(name, validate=validate_sandglass_rows)
-        return LoadedData(rows, f"dataset:{name}", rows_sha256(rows), None)
-    path = args.data or DEFAULT_DATA
-    rows = load_rows_from_file(path, validate=validate_sandglass_rows)
-    return LoadedData(rows, str(path), file_sha256(path), path)
-
+    return load_data(args, default_data=DEFAULT_DATA, default_dataset=DEFAULT_DATASET,
+                     validate=validate_sandglass_rows)
 
 def model_input(row: dict) -> dict:
     """What a model may see: the id and the chat messages, never the label or the metadata."""

@@ -17,7 +17,7 @@ import prepare_inputs
 from conftest import make_row, write_jsonl
 from eval import sandglass
 from eval.cli import run_cli
-from eval.data import file_sha256
+from eval.data import file_sha256, load_rows_from_file
 from eval.errors import DataError
 from eval.sandglass import (controllability_slope, group_stats, quality_gap, render_judge_prompt, render_messages,
                             score_item, syllable_reward, target_syllables, validate_sandglass_rows)
@@ -222,7 +222,7 @@ BROKEN_ROWS = [
 def test_a_broken_row_stops_loading_with_its_line_and_rule(tmp_path, name, change, message):
     path = write_jsonl(tmp_path / "sg.jsonl", [make_sg_row(kind="short"), _broken(change)])
     with pytest.raises(DataError) as error:
-        sandglass.load_rows_from_file(path, validate=validate_sandglass_rows)
+        load_rows_from_file(path, validate=validate_sandglass_rows)
     assert f"{path}:2: " in str(error.value) and message in str(error.value)
 
 
@@ -286,7 +286,7 @@ def test_the_generator_rebuilds_the_bundled_files_byte_for_byte():
 def test_the_bundled_set_is_complete_and_its_labels_fit_their_budgets():
     from eval.syllable import count_syllables
 
-    rows = sandglass.load_rows_from_file(BUNDLED, validate=validate_sandglass_rows)
+    rows = load_rows_from_file(BUNDLED, validate=validate_sandglass_rows)
     lines = {row["metadata"]["uuid"] for row in rows}
     assert len(rows) == 12 * len(lines)
     for row in rows:
