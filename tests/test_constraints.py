@@ -492,3 +492,13 @@ def test_original_rules_cover_every_hard_id():
 def test_check_hard_dispatches_to_the_rule():
     row = make_row(constraints=[SOCIAL])
     assert check_hard("social_preserve", "@米哈游", row) == check_social_preserve("@米哈游", row)
+
+
+def test_the_judge_is_shown_the_first_line_carrying_a_soft_ids_keywords():
+    from eval.constraints import constraint_line_for
+
+    row = {"constraints": ["保持原文格式", "译文风格：轻松", "译文语体：正式"],
+           "constraint_ids": ["format_preserve", "style_consistency", "term_cross_sentence"]}
+    assert constraint_line_for(row, "style_consistency") == "译文风格：轻松"
+    # no line carries term_cross_sentence's keywords: the line at its own position is shown
+    assert constraint_line_for(row, "term_cross_sentence") == "译文语体：正式"
