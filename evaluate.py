@@ -9,7 +9,6 @@ input, 3 when the Judge aborts, and leaves no summary behind on any failure.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from eval.metrics import breakdowns, headline
 from eval.predictions import is_missing, load_predictions, predictions_block
 from eval.manifest import recorded_sha256
 from eval.report import (console_table, make_signature, non_formal_reasons, remove_previous_results, report_markdown,
-                         scores_jsonl, write_atomic)
+                         write_results)
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
 from eval.types import JudgeItem
@@ -87,12 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     scores = [score_instance(row, predictions.get(row["case_id"]), judge_results.get(row["case_id"]), args.rule_set)
               for row in rows]
     summary = build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block)
-    write_atomic(args.output_dir / "scores.jsonl", scores_jsonl(scores))
-    write_atomic(args.output_dir / "report.md", report_markdown(summary))
-    write_atomic(args.output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
-    if not args.quiet:
-        print(console_table(summary))
-        print(f"wrote {args.output_dir / 'scores.jsonl'}, summary.json and report.md")
+    write_results(args.output_dir, scores, summary, report_markdown(summary),
+                  None if args.quiet else console_table(summary))
     return 0
 
 

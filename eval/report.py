@@ -92,8 +92,15 @@ def jsonl_line(value) -> str:
     return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS_IN_JSON) + "\n"
 
 
-def scores_jsonl(scores: list[dict]) -> str:
-    return "".join(jsonl_line(score) for score in scores)
+def write_results(output_dir: Path, scores: list[dict], summary: dict, report: str, table: str | None) -> None:
+    """scores.jsonl, report.md, then summary.json (its presence means the run finished); print
+    the table unless it is None (--quiet)."""
+    write_atomic(output_dir / "scores.jsonl", "".join(jsonl_line(score) for score in scores))
+    write_atomic(output_dir / "report.md", report)
+    write_atomic(output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+    if table is not None:
+        print(table)
+        print(f"wrote {output_dir / 'scores.jsonl'}, summary.json and report.md")
 
 
 def _fmt(value: float | None) -> str:

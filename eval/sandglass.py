@@ -15,7 +15,6 @@ Python's (half to even), as in the original scripts.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections import defaultdict
 from pathlib import Path
@@ -31,7 +30,7 @@ from eval.metrics import headline
 from eval.predictions import is_missing, load_predictions, predictions_block
 from eval.prompts import delimited_block, delimiter_tag
 from eval.report import (headline_cell, jsonl_line, make_signature, non_formal_reasons, remove_previous_results,
-                         write_atomic)
+                         write_atomic, write_results)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -587,10 +586,6 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
         items.append(score_item(row, predictions.get(case_id), syllables.get(case_id), quality))
     summary = build_summary(args, data, rows, prediction_lines, predictions, items, judge,
                             recorded_sha256("sandglass", manifest_path))
-    write_atomic(args.output_dir / "scores.jsonl", "".join(jsonl_line(item) for item in items))
-    write_atomic(args.output_dir / "report.md", report_markdown(summary))
-    write_atomic(args.output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
-    if not args.quiet:
-        print(console_table(summary))
-        print(f"wrote {args.output_dir / 'scores.jsonl'}, summary.json and report.md")
+    write_results(args.output_dir, items, summary, report_markdown(summary),
+                  None if args.quiet else console_table(summary))
     return 0
