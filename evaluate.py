@@ -63,12 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if resolve_benchmark(args) == "sandglass":  # everything Sandglass lives in eval/sandglass.py
         return evaluate_sandglass(args, MANIFEST_PATH)
-    remove_previous_results(args.output_dir)
     judge_settings = None
     if not args.skip_judge:
         from eval import judge_client
 
-        judge_settings = judge_client.settings_from_args(args)  # fail before any work
+        judge_settings = judge_client.settings_from_args(args)  # a bad setting fails before anything changes
+    remove_previous_results(args.output_dir)  # the run starts: no earlier result may pass for this one
     data = load_data(args)
     rows = data.rows[: args.limit] if args.limit else data.rows
     used_ids = {row["case_id"] for row in rows}

@@ -561,12 +561,12 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
 
     if args.rule_set != DEFAULT_RULE_SET:
         raise ConfigError("--rule-set applies to InstTrans-Bench only", "drop --rule-set for a Sandglass run")
-    remove_previous_results(args.output_dir)
     settings = None
     if not args.skip_judge:
         from eval import judge_client
 
-        settings = judge_client.settings_from_args(args, default_model=DEFAULT_JUDGE_MODEL)  # fail before any work
+        settings = judge_client.settings_from_args(args, default_model=DEFAULT_JUDGE_MODEL)  # before anything changes
+    remove_previous_results(args.output_dir)  # the run starts: no earlier result may pass for this one
     data = load_sandglass_data(args)
     rows = data.rows[: args.limit] if args.limit else data.rows
     used_ids = {row["case_id"] for row in rows}

@@ -305,3 +305,14 @@ def test_each_reason_a_run_is_not_formal(limit, n_used, skip_judge, expected_sha
         assert reasons == []
     else:
         assert len(reasons) == 1 and reasons[0].startswith(reason)
+
+
+def test_a_missing_judge_setting_leaves_the_previous_results_alone(tmp_path, capsys, monkeypatch):
+    status, out = run(tmp_path, [{"case_id": "r1", "prediction": "ok"}])
+    assert status == 0
+    monkeypatch.delenv("JUDGE_API_KEY", raising=False)
+    monkeypatch.delenv("JUDGE_API_BASE", raising=False)
+    status = evaluate.run_cli(evaluate.main, ["--data", str(tmp_path / "data.jsonl"), "--predictions",
+                                              str(tmp_path / "preds.jsonl"), "--output-dir", str(out), "--quiet"])
+    assert status == 2 and "JUDGE_API_BASE is not set" in capsys.readouterr().err
+    assert (out / "summary.json").exists()  # nothing ran, so nothing of the earlier run is lost
