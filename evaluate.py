@@ -13,13 +13,12 @@ import sys
 from pathlib import Path
 
 from eval import __version__
-from eval.cli import add_data_arguments, load_data, run_cli
+from eval.cli import add_data_arguments, run_cli, start_run
 from eval.constraints import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.metrics import breakdowns, headline
-from eval.predictions import is_missing, load_predictions, predictions_block
 from eval.manifest import recorded_sha256
-from eval.report import (console_table, make_signature, non_formal_reasons, remove_previous_results, report_markdown,
-                         write_results)
+from eval.predictions import is_missing, predictions_block
+from eval.report import console_table, make_signature, non_formal_reasons, report_markdown, write_results
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
 from eval.types import JudgeItem
@@ -63,25 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if resolve_benchmark(args) == "sandglass":  # everything Sandglass lives in eval/sandglass.py
         return evaluate_sandglass(args, MANIFEST_PATH)
-    judge_settings = None
-    if not args.skip_judge:
-        from eval import judge_client
-
-        judge_settings = judge_client.settings_from_args(args)  # a bad setting fails before anything changes
-    remove_previous_results(args.output_dir)  # the run starts: no earlier result may pass for this one
-    data = load_data(args)
-    rows = data.rows[: args.limit] if args.limit else data.rows
-    used_ids = {row["case_id"] for row in rows}
-    ignored_ids = {row["case_id"] for row in data.rows[len(rows):]}
-    predictions, prediction_lines = load_predictions(args.predictions, used_ids, ignored_ids)
+    run = start_run(args)
+    data, rows, predictions, prediction_lines = run.data, run.rows, run.predictions, run.prediction_lines
 
     judge_results, judge_block = {}, None
-    if judge_settings is not None:
+    if run.judge_settings is not None:
         from eval import judge_client
 
-        cache_path = args.judge_cache or args.output_dir / "judge_cache.sqlite"
         judge_results, judge_block = judge_client.judge_instances(
-            judge_items(rows, predictions), judge_settings, Path(cache_path), progress=not args.quiet)
+            judge_items(rows, predictions), run.judge_settings, run.cache_path, progress=not args.quiet)
 
     scores = [score_instance(row, predictions.get(row["case_id"]), judge_results.get(row["case_id"]), args.rule_set)
               for row in rows]

@@ -52,6 +52,41 @@ def load_data(args: argparse.Namespace, default_data: Path = DEFAULT_DATA, defau
     return LoadedData(rows, shown, file_sha256(path))
 
 
+@dataclass(frozen=True)
+class RunInputs:
+    """What a scoring run starts from, checked in the order that keeps a failed run harmless."""
+
+    data: LoadedData
+    rows: list[dict]                     # the rows this run scores (after --limit)
+    predictions: dict[str, str | None]   # case_id -> prediction, for the scored rows
+    prediction_lines: int
+    judge_settings: object | None        # judge_client.JudgeSettings, or None with --skip-judge
+    cache_path: Path
+
+
+def start_run(args: argparse.Namespace, load: Callable[[argparse.Namespace], LoadedData] = load_data,
+              default_model: str | None = None) -> RunInputs:
+    """Check the Judge settings (before anything changes), delete an earlier run's results, load
+    the data and the predictions. Shared by both benchmarks; `load` and `default_model` are the
+    mode's own."""
+    from eval.predictions import load_predictions
+    from eval.report import remove_previous_results
+
+    judge_settings = None
+    if not args.skip_judge:
+        from eval import judge_client
+
+        model_default = {} if default_model is None else {"default_model": default_model}
+        judge_settings = judge_client.settings_from_args(args, **model_default)
+    remove_previous_results(args.output_dir)  # the run starts: no earlier result may pass for this one
+    data = load(args)
+    rows = data.rows[: args.limit] if args.limit else data.rows
+    ignored_ids = {row["case_id"] for row in data.rows[len(rows):]}
+    predictions, lines = load_predictions(args.predictions, {row["case_id"] for row in rows}, ignored_ids)
+    cache_path = Path(args.judge_cache or args.output_dir / "judge_cache.sqlite")
+    return RunInputs(data, rows, predictions, lines, judge_settings, cache_path)
+
+
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
     """Run a script's main; a HarnessError becomes one clear message and its exit status."""
     try:

@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from eval import __version__
-from eval.cli import LoadedData, load_data
+from eval.cli import LoadedData, load_data, start_run
 from eval.data import LANGUAGE_NAMES as CHINESE_LANGUAGE_NAMES
 from eval.data import read_jsonl_objects
 from eval.errors import ConfigError, DataError
 from eval.manifest import recorded_sha256
 from eval.metrics import headline
-from eval.predictions import is_missing, load_predictions, predictions_block
+from eval.predictions import is_missing, predictions_block
 from eval.prompts import delimited_block, delimiter_tag
-from eval.report import (headline_cell, jsonl_line, make_signature, non_formal_reasons, remove_previous_results,
-                         write_atomic, write_results)
+from eval.report import (headline_cell, jsonl_line, make_signature, non_formal_reasons, write_atomic,
+                         write_results)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -561,23 +561,14 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
 
     if args.rule_set != DEFAULT_RULE_SET:
         raise ConfigError("--rule-set applies to InstTrans-Bench only", "drop --rule-set for a Sandglass run")
-    settings = None
-    if not args.skip_judge:
-        from eval import judge_client
-
-        settings = judge_client.settings_from_args(args, default_model=DEFAULT_JUDGE_MODEL)  # before anything changes
-    remove_previous_results(args.output_dir)  # the run starts: no earlier result may pass for this one
-    data = load_sandglass_data(args)
-    rows = data.rows[: args.limit] if args.limit else data.rows
-    used_ids = {row["case_id"] for row in rows}
-    ignored_ids = {row["case_id"] for row in data.rows[len(rows):]}
-    predictions, prediction_lines = load_predictions(args.predictions, used_ids, ignored_ids)
+    run = start_run(args, load=load_sandglass_data, default_model=DEFAULT_JUDGE_MODEL)
+    data, rows, predictions, prediction_lines = run.data, run.rows, run.predictions, run.prediction_lines
+    settings = run.judge_settings
     syllables = count_predictions(rows, predictions)
 
     qualities, judge = {}, None
     if settings is not None:
-        cache_path = args.judge_cache or args.output_dir / "judge_cache.sqlite"
-        qualities, judge = judge_quality(rows, predictions, settings, Path(cache_path), progress=not args.quiet)
+        qualities, judge = judge_quality(rows, predictions, settings, run.cache_path, progress=not args.quiet)
 
     items = []
     for row in rows:
