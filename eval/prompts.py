@@ -88,6 +88,13 @@ _UNTRUSTED_NOTE = (
 )
 
 
+def _judged_texts(item: JudgeItem, tag: str) -> list[str]:
+    """The source, the reference and the candidate, each in its delimited block."""
+    return ["Source text:\n" + delimited_block("SOURCE", tag, item.source_text),
+            "Reference translation:\n" + delimited_block("REFERENCE", tag, item.reference),
+            "Candidate translation:\n" + delimited_block("CANDIDATE", tag, item.prediction)]
+
+
 def render_quality_prompt(item: JudgeItem) -> str:
     """The quality prompt (SPEC §10): accuracy and fluency only, answered as `{"quality": S}`."""
     tag = delimiter_tag(item.source_text, item.reference, item.prediction)
@@ -109,9 +116,7 @@ def render_quality_prompt(item: JudgeItem) -> str:
         "- 0: serious errors (mistranslation, omission, addition, wrong language, untranslated "
         "text, nonsense) in more than 10% of the sentences, or the candidate is not a "
         "translation of the source at all.",
-        "Source text:\n" + delimited_block("SOURCE", tag, item.source_text),
-        "Reference translation:\n" + delimited_block("REFERENCE", tag, item.reference),
-        "Candidate translation:\n" + delimited_block("CANDIDATE", tag, item.prediction),
+        *_judged_texts(item, tag),
         'Answer with one JSON object and nothing else: {"quality": S}, where S is the number '
         "0, 0.5 or 1.",
     ])
@@ -145,9 +150,7 @@ def render_soft_prompt(item: JudgeItem) -> str:
         "Whatever the requirement, score 0 for every requirement when the candidate repeats a "
         "long passage (a sentence or more) three or more times, or when it is not a translation "
         "of the source.",
-        "Source text:\n" + delimited_block("SOURCE", tag, item.source_text),
-        "Reference translation:\n" + delimited_block("REFERENCE", tag, item.reference),
-        "Candidate translation:\n" + delimited_block("CANDIDATE", tag, item.prediction),
+        *_judged_texts(item, tag),
         "Answer with one JSON object and nothing else, with exactly these ids: "
         f'{{"scores": {{{answer}}}}}, where each S is the number 0, 0.5 or 1.',
     ])
