@@ -10,11 +10,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-import sys
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, however pytest is started
 
 from eval.data import render_prompt
 
