@@ -1,4 +1,4 @@
-"""Build the bundled Sandglass set from the bundled InstTrans subtitle rows (issue 6).
+"""Build the bundled Sandglass set from the bundled InstTrans subtitle rows.
 
     python -m scripts.build_sandglass           # write data/sandglass/test.jsonl and example_predictions.jsonl
     python -m scripts.build_sandglass --check   # exit 1 when the files on disk differ from a rebuild

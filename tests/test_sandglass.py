@@ -1,4 +1,4 @@
-"""Sandglass-Bench mode (issue 6): targets, validation, every metric on hand-computed examples,
+"""Sandglass-Bench: targets, validation, every metric on hand-computed examples,
 the bundled set and its generator, and evaluate.py / prepare_inputs.py end to end, offline and
 against the local Judge server."""
 
