@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from eval.errors import ConfigError, JudgeError
-from eval.judge_cache import count_replies
+from conftest import count_replies
 from eval.insttrans import item_requests, judge_result
 from eval.judge_client import JudgeSettings, run_judge_prompts
 from eval.prompts import PROMPT_VERSIONS

@@ -1,4 +1,4 @@
-"""Sandglass-Bench mode (issue 6): targets, validation, every metric on hand-computed examples,
+"""Sandglass-Bench: targets, validation, every metric on hand-computed examples,
 the bundled set and its generator, and evaluate.py / prepare_inputs.py end to end, offline and
 against the local Judge server."""
 
@@ -284,8 +284,8 @@ def test_the_judge_prompt_states_duration_and_budget_and_fences_the_candidate():
 # ---------------------------------------------------------------------------------------------
 
 def test_the_generator_rebuilds_the_bundled_files_byte_for_byte():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_sandglass.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "scripts.build_sandglass", "--check"],
+                            capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
 
 

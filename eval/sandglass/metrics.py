@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from eval.metrics import mean_or_none, rounded
 from eval.predictions import is_missing
 from eval.sandglass.rows import SPEECH_RATES, TARGET_KINDS
 
@@ -68,16 +69,6 @@ def score_item(row: dict, prediction: str | None, hyp_syllables: int | None, qua
     }
 
 
-def _mean(values: list) -> float | None:
-    if not values or any(value is None for value in values):
-        return None
-    return sum(values) / len(values)
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
-
-
 def _exact_dev(item: dict) -> float:
     return item["abs_diff"] / item["target_syllables"]
 
@@ -108,7 +99,7 @@ def controllability_slope(items: list[dict]) -> tuple[float | None, int]:
             slope = ols_slope([(kinds[k]["target_syllables"], kinds[k]["hyp_syllables"]) for k in TARGET_KINDS])
             if slope is not None:
                 slopes.append(slope)
-    return _mean(slopes), len(slopes)
+    return mean_or_none(slopes), len(slopes)
 
 
 def quality_gap(items: list[dict], kind: str) -> tuple[float | None, int]:
@@ -118,7 +109,7 @@ def quality_gap(items: list[dict], kind: str) -> tuple[float | None, int]:
         if kind in kinds and "natural" in kinds:
             first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
             gaps.append(None if first is None or natural is None else first - natural)
-    return _mean(gaps), len(gaps)
+    return mean_or_none(gaps), len(gaps)
 
 
 def group_stats(items: list[dict]) -> dict:
@@ -130,19 +121,19 @@ def group_stats(items: list[dict]) -> dict:
     return {
         "n": n,
         "missing": sum(item["status"] == "missing" for item in items),
-        "mean_abs_dev": _round(_mean([_exact_dev(item) for item in items])),
-        "pm1": _round(sum(item["hit_pm1"] for item in items) / n),
-        "dev_le_5": _round(sum(item["hit_strict5"] for item in items) / n),
-        "dev_le_10": _round(sum(item["hit_10"] for item in items) / n),
-        "dev_le_20": _round(sum(item["hit_20"] for item in items) / n),
-        "syllable_reward": _round(_mean([item["syllable_reward"] for item in items])),
-        "quality": _round(_mean([item["quality"] for item in items])),
-        "score": _round(_mean([item["score"] for item in items])),
-        "slope": _round(slope),
+        "mean_abs_dev": rounded(mean_or_none([_exact_dev(item) for item in items])),
+        "pm1": rounded(sum(item["hit_pm1"] for item in items) / n),
+        "dev_le_5": rounded(sum(item["hit_strict5"] for item in items) / n),
+        "dev_le_10": rounded(sum(item["hit_10"] for item in items) / n),
+        "dev_le_20": rounded(sum(item["hit_20"] for item in items) / n),
+        "syllable_reward": rounded(mean_or_none([item["syllable_reward"] for item in items])),
+        "quality": rounded(mean_or_none([item["quality"] for item in items])),
+        "score": rounded(mean_or_none([item["score"] for item in items])),
+        "slope": rounded(slope),
         "slope_groups": slope_groups,
-        "q_gap_short": _round(gap_short),
+        "q_gap_short": rounded(gap_short),
         "q_gap_short_pairs": pairs_short,
-        "q_gap_long": _round(gap_long),
+        "q_gap_long": rounded(gap_long),
         "q_gap_long_pairs": pairs_long,
     }
 
