@@ -1,6 +1,6 @@
 """Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
 
-    python scripts/bench_evaluate.py [--rows 3000] [--repeat 3]
+    python -m scripts.bench_evaluate [--rows 3000] [--repeat 3]
 
 Wall time is what a user waits; CPU time (user + system of the child) is printed beside it
 because it moves far less when other work shares the machine.

@@ -41,12 +41,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The test files that cover each module, fastest first: with -x the first failure ends the run.
 COVERING_TESTS: dict[str, tuple[str, ...]] = {
-    "eval/metrics.py": ("tests/test_metrics.py", "tests/test_evaluate.py", "tests/test_judge_evaluate.py"),
-    "eval/scoring.py": ("tests/test_scoring.py", "tests/test_evaluate.py", "tests/test_judge_evaluate.py"),
-    "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_evaluate.py"),
+    "eval/metrics.py": ("tests/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/scoring.py": ("tests/test_scoring.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
     "eval/constraints.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_judge_verdicts.py",
-                            "tests/test_data.py", "tests/test_bundled_data.py"),
+                            "tests/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
 }
+# Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
+_RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py", "tests/test_pipeline_judge.py": "tests/test_judge_evaluate.py"}
+
 
 _COMPARE_FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
                   ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
@@ -203,7 +206,11 @@ def _preload() -> None:
 
 
 def check_module(module: str, copy_root: Path, args, deadline: float) -> list[Mutant]:
-    tests = [name for name in COVERING_TESTS.get(module, ()) if (copy_root / name).exists()]
+    tests = []
+    for name in COVERING_TESTS.get(module, ()):
+        name = name if (copy_root / name).exists() else _RENAMED.get(name, name)
+        if (copy_root / name).exists():
+            tests.append(name)
     if not tests:
         raise SystemExit(f"no covering test file exists for {module}: add it to COVERING_TESTS")
     target = copy_root / module

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from eval import syllable
-from eval.report import _LINE_BREAKS_IN_JSON, jsonl_line
+from eval.outputs import _LINE_BREAKS_IN_JSON, jsonl_line
 
 
 @pytest.fixture(scope="module")
