@@ -60,8 +60,7 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     """`insttrans` or `sandglass` from the data itself: the first row's shape (a file) or the
     name (a hub dataset). Anything unreadable falls back to `insttrans`, whose loader then
     reports the problem exactly as it always has."""
-    from eval.data import read_jsonl_objects
-    from eval.errors import DataError
+    from eval.data import first_jsonl_object
     from eval.sandglass.rows import looks_like_sandglass
 
     if dataset and not Path(dataset).is_file():
@@ -69,8 +68,5 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     path = Path(dataset) if dataset else path
     if path is None:
         return "insttrans"
-    try:
-        entries = read_jsonl_objects(path)
-    except DataError:
-        return "insttrans"
-    return "sandglass" if entries and looks_like_sandglass(entries[0][1]) else "insttrans"
+    first = first_jsonl_object(path)
+    return "sandglass" if first is not None and looks_like_sandglass(first) else "insttrans"

@@ -131,6 +131,21 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
     return parsed
 
 
+def first_jsonl_object(path: Path) -> object | None:
+    """The parsed first line of a JSONL file, or None when it cannot be read or parsed.
+
+    For telling the two benchmarks apart by the first row without parsing the whole file twice;
+    the loader that follows reads every line and reports any problem (`read_jsonl_objects`)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline()
+        if first.startswith(b"\xef\xbb\xbf"):
+            return None
+        return json.loads(first.decode("utf-8"), object_pairs_hook=_object_without_repeated_keys)
+    except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON, a repeated key
+        return None
+
+
 class RepeatedKey(ValueError):
     """Raised while decoding: one JSON object names `key` twice."""
 

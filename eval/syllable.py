@@ -191,7 +191,7 @@ def _cmu_syllables() -> dict:
     """word -> syllables of its first CMU pronunciation, from the on-disk table when it is current.
 
     Deriving the table from the 3.6 MB dictionary takes about 0.3 s, a third of a 3,000-row
-    `--skip-judge` run; reading the compact table back takes about 0.04 s (docs/speed.md).
+    `--skip-judge` run; reading the compact table back takes about 0.04 s (docs/testing.md, "Speed").
     """
     return load_cmu_table(cmu_cache_dir())
 

@@ -1,5 +1,5 @@
-"""The two fast paths of a run give exactly what the slow ones gave (docs/speed.md): the cached CMU
-syllable table and the JSONL line escape."""
+"""The two fast paths of a run give exactly what the slow ones gave (docs/testing.md, "Speed"):
+the cached CMU syllable table and the JSONL line escape."""
 
 from __future__ import annotations
 

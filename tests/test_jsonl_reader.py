@@ -123,3 +123,25 @@ def test_valid_rows_with_escapes_still_load(tmp_path):
     escaped = tmp_path / "escaped.jsonl"
     escaped.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")  # \\u escapes only
     assert load_rows_from_file(path) == load_rows_from_file(escaped) == rows
+
+
+@pytest.mark.parametrize("text, first", [
+    ('{"a": 1}\n{"b": 2}\nbroken\n', {"a": 1}),    # only the first line is read
+    ('{"a": 1}', {"a": 1}),
+    ("", None),
+    ("\n{}\n", None),                               # a blank first line
+    ("nope\n", None),
+    ('{"a": 1, "a": 2}\n', None),
+    (b'\xef\xbb\xbf{"a": 1}\n', None),
+    (b'{"a": "\xff"}\n', None),
+])
+def test_first_jsonl_object_reads_the_first_line_or_gives_none(tmp_path, text, first):
+    from eval.data import first_jsonl_object
+
+    path = tmp_path / "f.jsonl"
+    if isinstance(text, str):
+        path.write_text(text, encoding="utf-8")
+    else:
+        path.write_bytes(text)
+    assert first_jsonl_object(path) == first
+    assert first_jsonl_object(tmp_path / "absent.jsonl") is None

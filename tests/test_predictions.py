@@ -160,6 +160,7 @@ WRAPPERS = [
     ("{x} before the JSON", '{x} then {"a": 1}', "{}", False, False, True),
     ("two bad braces before the JSON", '{x} {y} {"a": 1} end', "{}", False, False, True),
     ("a JSON list before an object", '[1] {"a": 1}', "{}", False, False, True),
+    ("an object right after a bad brace", '{{"a": 1}', "{}", False, False, True),
     ("a JSON number inside braces", '{1} {"a": 1}', "{}", False, False, True),
     ("an object inside a list inside text", 'x [{"a": 1}]', "{}", False, False, True),
     ("a string value with a brace first", '"{" {"a": 1}', "{}", False, False, True),

@@ -144,3 +144,11 @@ def test_the_rule_set_chooses_the_hard_rule(monkeypatch):
     assert seen == ["Hello #tag#"]
     assert scored["constraints"][0]["detail"] == {"rule": "stand-in"} and scored["hard_pass"] is False
     assert score_instance(row_with(["social_preserve"]), "Hello #tag#", None)["hard_pass"] is True
+
+
+def test_a_missing_prediction_with_only_soft_ids_is_not_a_hard_pass():
+    """No hard rule to fail, yet a missing instance passes no gate (SPEC §6)."""
+    scored = score_instance(row_with(["style_consistency", "coref_resolution"]), None, None)
+    assert (scored["hard_pass"], scored["soft_mean"], scored["if_score"], scored["quality"]) == (False, 0.0, 0.0, 0.0)
+    scored = score_instance(row_with(["style_consistency"]), "Hello", judge(1.0, style_consistency=1.0))
+    assert scored["hard_pass"] is True and scored["if_score"] == 1.0
