@@ -119,16 +119,45 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
             raise kind(f"{path}:{number}: the JSON is nested too deeply to read",
                        "write one flat JSON object per line") from None
         except RepeatedKey as repeated:
-            raise kind(f"{path}:{number}: the key {repeated.key!r} appears twice in one object",
-                       "write each key once (a JSON reader would silently keep only the last value)") from None
+            raise _repeated_key_error(kind, f"{path}:{number}", repeated) from None
         if "\\u" in line:  # the only way a decoded string can hold a surrogate is a \\uD800-\\uDFFF escape
-            surrogate = lone_surrogate(line, value)
-            if surrogate:
-                raise kind(f"{path}:{number}: {surrogate} (valid JSON, not valid Unicode)",
-                           "write valid Unicode: a \\uD800-\\uDFFF escape must be half of a high-low pair "
-                           "such as \\ud83d\\ude00, or write the character itself")
+            _refuse_lone_surrogate(kind, f"{path}:{number}", line, value)
         parsed.append((number, value))
     return parsed
+
+
+def _repeated_key_error(kind: type, where: str, repeated: "RepeatedKey") -> Exception:
+    return kind(f"{where}: the key {repeated.key!r} appears twice in one object",
+                "write each key once (a JSON reader would silently keep only the last value)")
+
+
+def _refuse_lone_surrogate(kind: type, where: str, line: str, value: object) -> None:
+    surrogate = lone_surrogate(line, value)
+    if surrogate:
+        raise kind(f"{where}: {surrogate} (valid JSON, not valid Unicode)",
+                   "write valid Unicode: a \\uD800-\\uDFFF escape must be half of a high-low pair "
+                   "such as \\ud83d\\ude00, or write the character itself")
+
+
+def refuse_repeated_keys_and_lone_surrogates(path: Path) -> None:
+    """DataError at the first line of a JSONL file that repeats a key or holds a lone surrogate.
+
+    For a file `datasets` reads (`--dataset FILE`): its reader keeps one of two repeated keys
+    without a word and fails on a lone surrogate with a message that names no line. Lines it
+    cannot parse are left to it, so its other messages stay as they were."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    for number, line in enumerate(text.split("\n"), 1):
+        try:
+            value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
+        except RepeatedKey as repeated:
+            raise _repeated_key_error(DataError, f"{path}:{number}", repeated) from None
+        except (ValueError, RecursionError):
+            continue
+        if "\\u" in line:
+            _refuse_lone_surrogate(DataError, f"{path}:{number}", line, value)
 
 
 def first_jsonl_object(path: Path) -> object | None:
@@ -245,6 +274,8 @@ def load_rows_from_dataset(name: str, validate: Callable | None = None) -> list[
     """
     from datasets import load_dataset  # heavy: imported only on this path
 
+    if Path(name).is_file() and Path(name).suffix == ".jsonl":
+        refuse_repeated_keys_and_lone_surrogates(Path(name))
     try:
         if Path(name).is_file():
             dataset = load_dataset("json", data_files={"test": str(name)}, split="test")

@@ -145,3 +145,23 @@ def test_first_jsonl_object_reads_the_first_line_or_gives_none(tmp_path, text, f
         path.write_bytes(text)
     assert first_jsonl_object(path) == first
     assert first_jsonl_object(tmp_path / "absent.jsonl") is None
+
+
+def test_a_file_read_through_datasets_is_refused_the_same_way(tmp_path):
+    """`--dataset FILE` goes through `datasets`, which keeps one of two repeated keys silently and
+    fails on a lone surrogate without a line: the same refusals as `--data` come first."""
+    from eval.data import load_rows_from_dataset, refuse_repeated_keys_and_lone_surrogates
+
+    line = json.dumps(make_row("d1"), ensure_ascii=False)
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text(line + "\n" + line[:-1] + ', "domain": "评论"}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"repeated.jsonl:2: the key 'domain' appears twice in one object"):
+        load_rows_from_dataset(str(repeated))
+    surrogate = tmp_path / "surrogate.jsonl"
+    surrogate.write_text(json.dumps(make_row("d2", reference="x\ud800")) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"surrogate.jsonl:1: column \d+: a lone surrogate \\ud800 in the string "
+                                        r"value at 'reference', character 2"):
+        refuse_repeated_keys_and_lone_surrogates(surrogate)
+    other = tmp_path / "other.jsonl"
+    other.write_text(line + "\n\nnot json\n", encoding="utf-8")  # left to datasets, as before
+    assert refuse_repeated_keys_and_lone_surrogates(other) is None
