@@ -591,3 +591,33 @@ def test_a_social_line_without_a_colon_lists_no_element():
 
 def test_a_social_line_splits_at_the_ascii_colon_first():
     assert social_elements(make_row(constraints=["社交元素：#a#、@b: c、d"])) == ["c", "d"]
+
+
+def test_long_detail_lists_are_cut_to_ten_with_the_count_beside():
+    source = json.dumps({f"k{index:02d}": "值" for index in range(12)}, ensure_ascii=False)
+    part = check_format_preserve("{}", make_row(source)).detail["json"]
+    assert part["missing_paths"] == [f"k{index:02d}" for index in range(10)] and part["n_missing"] == 12
+    ten = json.dumps({f"k{index:02d}": "值" for index in range(10)}, ensure_ascii=False)
+    assert check_format_preserve("{}", make_row(ten)).detail["json"]["missing_paths"] == \
+        [f"k{index:02d}" for index in range(10)]
+    extra = json.dumps({f"x{index:02d}": 1 for index in range(11)})
+    part = check_format_preserve(extra, make_row('{"a": "值"}')).detail["json"]
+    assert part["extra_paths"] == [f"x{index:02d}" for index in range(10)] and part["n_extra"] == 11
+
+
+def test_snippets_in_a_detail_are_cut_to_forty_characters():
+    source = "<p>你好</p>"
+    prediction = "<div" + "x" * 40 + ">Hi</div" + "y" * 40 + ">"   # tags of 45 and 46 characters
+    html = check_format_preserve(prediction, make_row(source, source_lang="en")).detail["html"]
+    assert html["first_difference"]["prediction"] == ("<div" + "x" * 40)[:39] + "…"
+    assert html["extra_tags"] == [("<div" + "x" * 40)[:39] + "…", ("</div" + "y" * 40)[:39] + "…"]
+    exactly = "<" + "b" * 38 + ">"                                      # 40 characters: kept whole
+    html = check_format_preserve(exactly, make_row(source, source_lang="en")).detail["html"]
+    assert html["first_difference"]["prediction"] == exactly
+
+
+def test_a_prediction_that_is_not_json_shows_its_first_twenty_characters():
+    row = make_row('{"a": "值"}')
+    part = check_format_preserve("  " + "n" * 30, row).detail["json"]
+    assert part["prediction_starts"] == "n" * 19 + "…"
+    assert check_format_preserve("n" * 20, row).detail["json"]["prediction_starts"] == "n" * 20
