@@ -21,6 +21,7 @@ from eval.predictions import is_missing, predictions_block
 from eval.report import console_table, make_signature, non_formal_reasons, report_markdown, write_results
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
+from eval.strict_summary import STRICT, add_strict_rates, strict_instances, strict_summary
 from eval.types import JudgeItem
 
 MANIFEST_PATH = Path(__file__).resolve().parent / "manifest.json"
@@ -86,7 +87,7 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
     reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected,
                                  unscored="soft constraints and quality were", manifest_entry="data checksum")
     if args.rule_set != DEFAULT_RULE_SET:
-        reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules")
+        reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules (published scores use --rule-set original)")
     summary = {
         "harness_version": __version__,
         "formal": not reasons,
@@ -103,7 +104,11 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
         "quality": headline(scores, "quality", known=not args.skip_judge),
         "hard_pass_rate": headline(scores, "hard_pass"),
     }
+    # Beside the scores, never instead of them (SPEC §7b): a strict run's scores are already strict.
+    strict = strict_summary(scores if args.rule_set == STRICT else strict_instances(rows, predictions))
+    summary["hard_pass_rate_strict"] = strict["hard_pass_rate_strict"]
     summary.update(breakdowns(scores, judged=not args.skip_judge))
+    add_strict_rates(summary["by_constraint"], strict)
     return summary
 
 

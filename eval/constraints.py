@@ -1,8 +1,8 @@
 """The ten constraints: their kinds, the keywords that find their lines, and the hard rules.
 
 The hard rules restate the original scorer's semantics (SPEC §7), lenient spots included, so that
-verdicts on the official release match published numbers. A stricter companion rule set can be
-added as another entry of `RULE_SETS` without touching `ORIGINAL_RULES`.
+verdicts on the official release match published numbers. The strict companion set (SPEC §7b,
+eval/strict_rules.py) is the second entry of `RULE_SETS`; `ORIGINAL_RULES` is untouched by it.
 """
 
 from __future__ import annotations
@@ -497,7 +497,10 @@ ORIGINAL_RULES: dict[str, HardRule] = {
     "layout_break": check_layout_break,
 }
 
-RULE_SETS: dict[str, dict[str, HardRule]] = {"original": ORIGINAL_RULES}
+# SPEC §7b's companion set; it reads the line helpers above at call time, so importing it here is safe.
+from eval.strict_rules import STRICT_RULES  # noqa: E402
+
+RULE_SETS: dict[str, dict[str, HardRule]] = {"original": ORIGINAL_RULES, "strict": STRICT_RULES}
 DEFAULT_RULE_SET = "original"
 
 

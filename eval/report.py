@@ -133,12 +133,15 @@ def report_markdown(summary: dict) -> str:
         lines.append("- Judge: skipped")
     lines.append("")
     lines += ["| metric | value [95% CI] |", "|---|---|"]
-    for name in ("if_score", "quality", "hard_pass_rate"):
-        lines.append(f"| {name} | {headline_cell(summary[name])} |")
-    lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean |", "|---|---|---:|---:|"]
+    for name in ("if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict"):
+        if name in summary:
+            lines.append(f"| {name} | {headline_cell(summary[name])} |")
+    lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean | strict pass rate |",
+              "|---|---|---:|---:|---:|"]
     for cid, entry in summary["by_constraint"].items():
         value = entry.get("pass_rate", entry.get("mean"))
-        lines.append(f"| {cid} | {entry['kind']} | {entry['n']} | {_fmt(value)} |")
+        strict = _fmt(entry["pass_rate_strict"]) if "pass_rate_strict" in entry else ""
+        lines.append(f"| {cid} | {entry['kind']} | {entry['n']} | {_fmt(value)} | {strict} |")
     for key, title in (("by_scenario", "scenario"), ("by_domain", "domain"), ("by_language_pair", "language pair"),
                        ("by_target_lang", "target language"), ("by_constraint_count", "constraints per instance")):
         lines += ["", f"## By {title}", "", f"| {title} | n | if_score | quality | hard_pass_rate |",
@@ -156,7 +159,10 @@ def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
     rows = [("if_score", headline_cell(summary["if_score"])), ("quality", headline_cell(summary["quality"])),
             ("hard_pass_rate", headline_cell(summary["hard_pass_rate"]))]
-    rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _fmt(entry.get("pass_rate", entry.get("mean"))))
+    if "hard_pass_rate_strict" in summary:
+        rows.append(("hard_pass_rate_strict", headline_cell(summary["hard_pass_rate_strict"])))
+    rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _fmt(entry.get("pass_rate", entry.get("mean")))
+              + (f"  strict {_fmt(entry['pass_rate_strict'])}" if "pass_rate_strict" in entry else ""))
              for cid, entry in summary["by_constraint"].items()]
     width = max(len(name) for name, _ in rows)
     out = [f"{name:<{width}}  {value}" for name, value in rows]

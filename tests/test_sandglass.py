@@ -447,7 +447,7 @@ def test_only_the_default_rule_set_is_accepted_in_sandglass_mode(judged_files):
     data, predictions, out = judged_files
     assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
                                    "--skip-judge", "--quiet", "--rule-set", "original", "--benchmark", "sandglass"]) == 0
-    another_rule_set = argparse.Namespace(rule_set="strict")  # only "original" exists yet, so argparse cannot pass it
+    another_rule_set = argparse.Namespace(rule_set="strict")  # argparse accepts it for InstTrans-Bench; Sandglass mode must refuse it
     with pytest.raises(sandglass.ConfigError, match="InstTrans-Bench only"):
         sandglass.evaluate_sandglass(another_rule_set, evaluate.MANIFEST_PATH)
 

@@ -1,0 +1,626 @@
+"""The strict companion rule set (SPEC §7b): the gates the protocol means, never formal.
+
+Reported beside the original rules (SPEC §7), never instead of them. All five rules share one
+normalisation of the prediction (a BOM, CR line ends, leading blank lines and trailing whitespace
+do not decide a verdict) and fail a prediction that is empty after it. Each verdict's detail names
+what decided it: the JSON path and value, the tag and attribute, the lost list item, the
+placeholder, the URL, the social element, the line whose indentation moved.
+
+This module imports nothing from eval.constraints at import time: constraints.py registers these
+rules in its `RULE_SETS`, so the glossary helper is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+from html.parser import HTMLParser
+from typing import Callable
+
+from eval.types import RuleVerdict
+
+_DETAIL_LIST_LIMIT = 10
+
+
+def _capped(items) -> list:
+    return list(items)[:_DETAIL_LIST_LIMIT]
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- shared normalisation (SPEC §7b) ----------------------------------------------------------
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
+_EMPTY_AFTER_NORMALISATION = {"error": "prediction is empty after normalisation (BOM, line ends, blank lines, "
+                                       "trailing whitespace removed)"}
+
+
+def normalise(text: str) -> str:
+    """§7b: a leading BOM removed, CRLF and lone CR turned into LF, leading blank lines and
+    trailing whitespace removed. The first non-blank line keeps its indentation."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _parse_json(text: str):
+    """(value, None) when `text` parses as JSON, else (None, a one-line reason)."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as error:
+        return None, f"{error.msg} at line {error.lineno} column {error.colno}"
+    except (ValueError, RecursionError) as error:
+        return None, type(error).__name__
+
+
+def _json_type(value) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object", type(None): "null"}.get(type(value), "value")
+
+
+# --- HTML (SPEC §7b format_preserve) ----------------------------------------------------------
+
+TRANSLATABLE_ATTRIBUTES = frozenset({"alt", "title", "placeholder", "aria-label", "label"})
+
+
+class _TagCollector(HTMLParser):
+    """Tags in order as (`open` | `close`, lower-cased name, {attribute: value})."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(("open", tag, {name: value or "" for name, value in attrs}))
+
+    handle_startendtag = handle_starttag  # <br/> opens a br, as <br> does
+
+    def handle_endtag(self, tag):
+        self.tags.append(("close", tag, {}))
+
+
+def html_tag_sequence(text: str) -> list[tuple[str, str, dict]]:
+    """The tags of `text` read by the standard library's HTML parser (§7b)."""
+    if "<" not in text:
+        return []
+    collector = _TagCollector()
+    collector.feed(text)
+    collector.close()
+    return collector.tags
+
+
+def _tag_text(tag: tuple[str, str, dict]) -> str:
+    kind, name, _ = tag
+    return f"</{name}>" if kind == "close" else f"<{name}>"
+
+
+def check_html_part(source: str, prediction: str, source_tags=None) -> dict | None:
+    """Same tag sequence, the same attribute names per tag, the same values but the translatable
+    ones; None when the source has no tag."""
+    source_tags = html_tag_sequence(source) if source_tags is None else source_tags
+    if not source_tags:
+        return None
+    prediction_tags = html_tag_sequence(prediction)
+    detail: dict = {"passed": True, "source_tags": len(source_tags), "prediction_tags": len(prediction_tags)}
+    source_names = [(kind, name) for kind, name, _ in source_tags]
+    prediction_names = [(kind, name) for kind, name, _ in prediction_tags]
+    if source_names != prediction_names:
+        detail["passed"] = False
+        for index in range(max(len(source_names), len(prediction_names))):
+            source_tag = source_tags[index] if index < len(source_tags) else None
+            prediction_tag = prediction_tags[index] if index < len(prediction_tags) else None
+            if source_tag is None or prediction_tag is None or source_tag[:2] != prediction_tag[:2]:
+                detail["first_difference"] = {"index": index,
+                                              "source": source_tag and _tag_text(source_tag),
+                                              "prediction": prediction_tag and _tag_text(prediction_tag)}
+                break
+        missing = Counter(map(_tag_text, source_tags)) - Counter(map(_tag_text, prediction_tags))
+        extra = Counter(map(_tag_text, prediction_tags)) - Counter(map(_tag_text, source_tags))
+        if missing:
+            detail["missing_tags"] = _capped(missing.elements())
+        if extra:
+            detail["extra_tags"] = _capped(extra.elements())
+        return detail
+    attribute_problems = []
+    for index, ((_, name, source_attrs), (_, _, prediction_attrs)) in enumerate(zip(source_tags, prediction_tags)):
+        missing = sorted(set(source_attrs) - set(prediction_attrs))
+        extra = sorted(set(prediction_attrs) - set(source_attrs))
+        if missing or extra:
+            problem: dict = {"index": index, "tag": f"<{name}>"}
+            if missing:
+                problem["missing_attributes"] = missing
+            if extra:
+                problem["extra_attributes"] = extra
+            attribute_problems.append(problem)
+        for attribute in sorted(set(source_attrs) & set(prediction_attrs) - TRANSLATABLE_ATTRIBUTES):
+            if source_attrs[attribute] != prediction_attrs[attribute]:
+                attribute_problems.append({"index": index, "tag": f"<{name}>", "attribute": attribute,
+                                           "source": _short(source_attrs[attribute]),
+                                           "prediction": _short(prediction_attrs[attribute])})
+    if attribute_problems:
+        detail["passed"] = False
+        detail["attributes"] = _capped(attribute_problems)
+        detail["n_attribute_problems"] = len(attribute_problems)
+    return detail
+
+
+# --- Markdown (CommonMark + tables through markdown-it-py) -----------------------------------
+
+# Every Markdown construct the comparison reads needs one of these characters or an indented line;
+# a text with none of them has no structure to keep, and is not parsed.
+_MARKDOWN_MAY_HAVE_STRUCTURE = re.compile(r"[#*_`>|\[<~=+\-]|\d[.)]|^ {0,3}\t|^ {4}", re.MULTILINE)
+
+
+@lru_cache(maxsize=1)
+def _markdown_parser():
+    from markdown_it import MarkdownIt  # imported here: only Markdown-bearing texts need it
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def markdown_structure(text: str) -> dict:
+    """What §7b compares: the block sequence and the inline multisets (code spans, link and image
+    targets) and counts (strong, emphasis). All empty for a text without Markdown structure."""
+    structure: dict = {"blocks": [], "code_spans": Counter(), "links": Counter(), "images": Counter(),
+                       "strong": 0, "emphasis": 0}
+    if not _MARKDOWN_MAY_HAVE_STRUCTURE.search(text):
+        return structure
+    lists: list[str] = []
+    cells = 0
+    for token in _markdown_parser().parse(text):
+        kind = token.type
+        if kind == "heading_open":
+            structure["blocks"].append(f"heading h{token.tag[1:]}")
+        elif kind in ("bullet_list_open", "ordered_list_open"):
+            lists.append("bullet" if kind == "bullet_list_open" else "ordered")
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "list_item_open":
+            structure["blocks"].append(f"{lists[-1]} list item" + (f" (depth {len(lists)})" if len(lists) > 1 else ""))
+        elif kind == "blockquote_open":
+            structure["blocks"].append("block quote")
+        elif kind == "tr_open":
+            cells = 0
+        elif kind in ("th_open", "td_open"):
+            cells += 1
+        elif kind == "tr_close":
+            structure["blocks"].append(f"table row of {cells} cells")
+        elif kind in ("fence", "code_block"):
+            label = "fenced code" if kind == "fence" else "indented code"
+            structure["blocks"].append(f"{label}: {token.content}")
+        elif kind == "inline":
+            for child in token.children or ():
+                if child.type == "code_inline":
+                    structure["code_spans"][child.content] += 1
+                elif child.type == "link_open":
+                    structure["links"][child.attrs.get("href", "")] += 1
+                elif child.type == "image":
+                    structure["images"][child.attrs.get("src", "")] += 1
+                elif child.type == "strong_open":
+                    structure["strong"] += 1
+                elif child.type == "em_open":
+                    structure["emphasis"] += 1
+    return structure
+
+
+def _has_structure(structure: dict) -> bool:
+    return any(structure[key] for key in structure)
+
+
+def _block_label(block: str) -> str:
+    """A block for a detail: code blocks shortened to their first line."""
+    return _short(block.split("\n", 1)[0] + ("…" if "\n" in block.rstrip("\n") else ""))
+
+
+def _list_item_texts(text: str) -> list[str]:
+    """The first line of each list item's text, to name a lost item in a detail."""
+    items, pending = [], False
+    for token in _markdown_parser().parse(text):
+        if token.type == "list_item_open":
+            pending = True
+        elif token.type == "inline" and pending:
+            items.append(_short(token.content.split("\n", 1)[0]))
+            pending = False
+    return items
+
+
+def check_markdown_part(source: str, prediction: str, source_structure=None) -> dict | None:
+    """Block sequence equal; code spans, link and image targets equal as multisets; strong and
+    emphasis counts equal. None when the source has no Markdown structure."""
+    source_structure = markdown_structure(source) if source_structure is None else source_structure
+    if not _has_structure(source_structure):
+        return None
+    prediction_structure = markdown_structure(prediction)
+    detail: dict = {"passed": True, "source_blocks": len(source_structure["blocks"])}
+    source_blocks, prediction_blocks = source_structure["blocks"], prediction_structure["blocks"]
+    if source_blocks != prediction_blocks:
+        detail["passed"] = False
+        lost = Counter(source_blocks) - Counter(prediction_blocks)
+        added = Counter(prediction_blocks) - Counter(source_blocks)
+        if lost:
+            detail["lost_blocks"] = _capped(_block_label(block) for block in lost.elements())
+        if added:
+            detail["extra_blocks"] = _capped(_block_label(block) for block in added.elements())
+        if not lost and not added:
+            detail["blocks_reordered"] = True
+        source_items, prediction_items = _list_item_texts(source), _list_item_texts(prediction)
+        if len(prediction_items) < len(source_items):
+            # Items are translated, so a lost one is named by its source text at the first position
+            # from which the two lists can no longer be paired one to one.
+            detail["lost_list_items"] = _capped(source_items[len(prediction_items):])
+    for key, label in (("code_spans", "inline code"), ("links", "link targets"), ("images", "image targets")):
+        lost = source_structure[key] - prediction_structure[key]
+        added = prediction_structure[key] - source_structure[key]
+        if lost or added:
+            detail["passed"] = False
+            detail[key] = {"lost": _capped(_short(item) for item in lost.elements()),
+                           "extra": _capped(_short(item) for item in added.elements())}
+    for key in ("strong", "emphasis"):
+        if source_structure[key] != prediction_structure[key]:
+            detail["passed"] = False
+            detail[key] = {"source": source_structure[key], "prediction": prediction_structure[key]}
+    return detail
+
+
+# --- placeholders and URLs --------------------------------------------------------------------
+
+# LaTeX math is masked first (§7b), so `$x$` is no placeholder. A `$…$` span opens on a `$` followed
+# by a non-space and closes on a `$` preceded by a non-space and not followed by a digit (Pandoc's
+# rule), so two prices on a line ("$5 and $10") are not taken for math.
+_LATEX_MATH = re.compile(r"\$\$.+?\$\$|\\\(.+?\\\)|\\\[.+?\\\]|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)", re.DOTALL)
+PLACEHOLDER = re.compile(
+    r"\{\{[A-Za-z_][A-Za-z0-9_]*\}\}"       # {{name}}
+    r"|\$\{[A-Za-z_][A-Za-z0-9_]*\}"        # ${name}
+    r"|\{[A-Za-z_][A-Za-z0-9_]*\}"          # {name}
+    r"|\{\d+\}|\{\}"                        # {0} {}
+    r"|%\d+\$[sd]"                          # %1$s %1$d
+    r"|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]"     # %(name)s %(name)d
+    r"|%[sd]"                               # %s %d
+    r"|\$\d+"                               # $ + digits
+    r"|</?\d+>"                             # <0> </0>
+)
+URL = re.compile(r"https?://[^\s\"'<>()\[\]{}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
+_URL_TRAILING = ".,;:!?"
+
+
+def _without_math(text: str) -> str:
+    return _LATEX_MATH.sub(" ", text) if "$" in text or "\\" in text else text
+
+
+def placeholders(text: str) -> Counter:
+    """The §7b placeholders of `text` as a multiset, LaTeX math masked first."""
+    if not any(mark in text for mark in "{%$<"):
+        return Counter()
+    return Counter(PLACEHOLDER.findall(_without_math(text)))
+
+
+def urls(text: str) -> Counter:
+    """The `http(s)://` URLs of `text` as a multiset, trailing `.,;:!?` dropped (§7b)."""
+    if "http" not in text:
+        return Counter()
+    return Counter(url.rstrip(_URL_TRAILING) for url in URL.findall(text))
+
+
+def _multiset_part(source_items: Counter, prediction: str, extract: Callable[[str], Counter]) -> dict | None:
+    if not source_items:
+        return None
+    prediction_items = extract(prediction)
+    missing = source_items - prediction_items
+    extra = prediction_items - source_items
+    detail: dict = {"passed": not missing and not extra, "source": _capped(sorted(source_items.elements()))}
+    if missing:
+        detail["missing"] = _capped(sorted(missing.elements()))
+    if extra:
+        detail["extra"] = _capped(sorted(extra.elements()))
+    return detail
+
+
+# --- format_preserve (SPEC §7b) ----------------------------------------------------------------
+
+INLINE_PARTS = ("html", "markdown", "placeholders", "urls")
+
+
+def inline_structure_parts(source: str, prediction: str) -> dict[str, dict]:
+    """The inline parts the source has (HTML, Markdown, placeholders, URLs), each with its detail."""
+    parts = {
+        "html": check_html_part(source, prediction),
+        "markdown": check_markdown_part(source, prediction),
+        "placeholders": _multiset_part(placeholders(source), prediction, placeholders),
+        "urls": _multiset_part(urls(source), prediction, urls),
+    }
+    return {name: part for name, part in parts.items() if part is not None}
+
+
+def _source_json_container(source_text: str):
+    """(value,) when the source, stripped, starts with `{` or `[` and parses to an object or an
+    array (§7b); else None."""
+    stripped = source_text.strip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    value, error = _parse_json(stripped)
+    return (value,) if error is None and isinstance(value, (dict, list)) else None
+
+
+def _json_path(prefix: str, key) -> str:
+    if isinstance(key, int):
+        return f"{prefix}[{key}]"
+    return f"{prefix}.{key}" if prefix else str(key)
+
+
+def compare_json_structure(source_value, prediction_value) -> tuple[list[dict], int]:
+    """(differences, number of values compared): objects the same keys, arrays the same length,
+    strings the same inline structure, other scalars the same type and value. Iterative, so deep
+    JSON cannot exhaust the stack."""
+    differences: list[dict] = []
+    compared = 0
+    stack = [("", source_value, prediction_value)]
+    while stack:
+        path, source_node, prediction_node = stack.pop()
+        compared += 1
+        where = path or "(top)"
+        source_type, prediction_type = _json_type(source_node), _json_type(prediction_node)
+        if source_type != prediction_type:
+            differences.append({"path": where, "problem": "type", "source": source_type,
+                                "prediction": prediction_type})
+        elif source_type == "object":
+            missing = [key for key in source_node if key not in prediction_node]
+            extra = [key for key in prediction_node if key not in source_node]
+            if missing or extra:
+                differences.append({"path": where, "problem": "keys", "missing": _capped(missing),
+                                    "extra": _capped(extra)})
+            stack.extend((_json_path(path, key), source_node[key], prediction_node[key])
+                         for key in reversed(list(source_node)) if key in prediction_node)
+        elif source_type == "array":
+            if len(source_node) != len(prediction_node):
+                differences.append({"path": where, "problem": "length", "source": len(source_node),
+                                    "prediction": len(prediction_node)})
+            stack.extend((_json_path(path, index), source_node[index], prediction_node[index])
+                         for index in reversed(range(min(len(source_node), len(prediction_node)))))
+        elif source_type == "string":
+            for name, part in inline_structure_parts(source_node, prediction_node).items():
+                if not part["passed"]:
+                    differences.append({"path": where, "problem": name,
+                                        **{key: value for key, value in part.items() if key != "passed"}})
+        elif source_node != prediction_node:
+            differences.append({"path": where, "problem": "value", "source": source_node,
+                                "prediction": prediction_node})
+    return differences, compared
+
+
+def _check_json_part(prediction: str, source_value) -> dict:
+    value, error = _parse_json(prediction)
+    if error:
+        return {"passed": False, "error": f"prediction is not JSON: {error}", "prediction_starts": _short(prediction, 20)}
+    differences, compared = compare_json_structure(source_value, value)
+    detail: dict = {"passed": not differences, "values_compared": compared}
+    if differences:
+        detail["differences"] = _capped(differences)
+        detail["n_differences"] = len(differences)
+    return detail
+
+
+def check_format_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
+    """§7b format_preserve: a JSON source keeps its structure recursively; any other source keeps
+    the inline structure it has (HTML, Markdown, placeholders, URLs). A source with none passes."""
+    prediction = normalise(prediction)
+    if not prediction:
+        return RuleVerdict(False, {"parts": [], "failed": ["empty"], **_EMPTY_AFTER_NORMALISATION})
+    source_text = row["source_text"]
+    source_json = _source_json_container(source_text)
+    if source_json is not None:
+        parts = {"json": _check_json_part(prediction, source_json[0])}
+    else:
+        parts = inline_structure_parts(source_text, prediction)
+    failed = [name for name, part in parts.items() if not part["passed"]]
+    return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
+
+
+# --- term_compliance (SPEC §7b) ------------------------------------------------------------------
+
+def check_term_compliance_strict(prediction: str, row: dict) -> RuleVerdict:
+    """§7b term_compliance: each glossary target term, NFC, is a substring of the NFC prediction;
+    no word-boundary test, so inflected and particle-attached forms count."""
+    from eval.constraints import glossary_terms  # the §5 line reader; see the module docstring
+
+    terms = glossary_terms(row)
+    text = nfc(normalise(prediction))
+    if not text:
+        return RuleVerdict(False, {"terms": terms, "missing": terms, **_EMPTY_AFTER_NORMALISATION})
+    missing = [term for term in terms if nfc(term) not in text]
+    detail: dict = {"terms": terms, "missing": missing}
+    if not terms:
+        detail["note"] = "no glossary term in the constraint lines"
+    return RuleVerdict(not missing, detail)
+
+
+# --- social_preserve (SPEC §7b) -------------------------------------------------------------------
+
+_TOPIC = re.compile(r"#[^#\s](?:[^#\n]{0,38}[^#\s])?#")
+_HASHTAG = re.compile(r"#\w+")
+_EMOTE = re.compile(r"\[[^\[\]\n]{1,20}\](?!\()")
+_MENTION_LIMIT = 30
+
+
+def _is_mention_char(char: str) -> bool:
+    return char == "_" or not (char.isspace() or unicodedata.category(char).startswith("P"))
+
+
+def _mentions(text: str) -> list[str]:
+    found, start = [], text.find("@")
+    while start >= 0:
+        end = start + 1
+        while end < len(text) and end - start <= _MENTION_LIMIT and _is_mention_char(text[end]):
+            end += 1
+        if end > start + 1:
+            found.append(text[start:end])
+        start = text.find("@", end if end > start + 1 else start + 1)
+    return found
+
+
+def social_elements_in(text: str) -> Counter:
+    """The §7b social elements of a text, counted: `#topic#` first (masked), then `#hashtag`,
+    `[emote]` not followed by `(` (a Markdown link), `@mention`."""
+    elements: Counter = Counter()
+    if "#" in text:
+        topics = _TOPIC.findall(text)
+        elements.update(topics)
+        elements.update(_HASHTAG.findall(_TOPIC.sub(" ", text) if topics else text))
+    if "[" in text:
+        elements.update(_EMOTE.findall(text))
+    if "@" in text:
+        elements.update(_mentions(text))
+    return elements
+
+
+def check_social_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
+    """§7b social_preserve: each element of the source text occurs in the prediction, read with the
+    same patterns, at least as often as in the source. A source without elements passes."""
+    source_elements = social_elements_in(row["source_text"])
+    text = normalise(prediction)
+    listed = _capped(sorted(source_elements))
+    if not text:
+        return RuleVerdict(False, {"elements": listed, "missing": listed, **_EMPTY_AFTER_NORMALISATION})
+    prediction_elements = social_elements_in(text)
+    short = source_elements - prediction_elements
+    missing = [{"element": element, "source": source_elements[element], "prediction": prediction_elements[element]}
+               for element in sorted(short)]
+    detail: dict = {"elements": listed, "n_elements": sum(source_elements.values()), "missing": _capped(missing)}
+    if not source_elements:
+        detail["note"] = "no social element in the source text"
+    return RuleVerdict(not missing, detail)
+
+
+# --- layout_break (SPEC §7b) ----------------------------------------------------------------------
+
+_INDENT = re.compile(r"[ \t\u3000]*")
+
+
+def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
+    """§7b layout_break: after normalising both texts, the same number of lines, and per line the
+    same blankness, the same leading whitespace exactly and the same counts of `|` and tabs."""
+    source_lines = normalise(row["source_text"]).split("\n")
+    text = normalise(prediction)
+    if not text:
+        return RuleVerdict(False, {"source_lines": len(source_lines), "failed": ["empty"],
+                                   **_EMPTY_AFTER_NORMALISATION})
+    prediction_lines = text.split("\n")
+    detail: dict = {"source_lines": len(source_lines), "prediction_lines": len(prediction_lines)}
+    failed: list[str] = []
+    if len(source_lines) != len(prediction_lines):
+        failed.append("line_count")
+    problems: list[dict] = []
+    for number, (source_line, prediction_line) in enumerate(zip(source_lines, prediction_lines), 1):
+        source_blank, prediction_blank = not source_line.strip(), not prediction_line.strip()
+        if source_blank != prediction_blank:
+            problems.append({"line": number, "problem": "blank", "source_blank": source_blank,
+                             "prediction": _short(prediction_line, 30)})
+            continue
+        if source_blank:
+            continue
+        source_indent = _INDENT.match(source_line).group()
+        prediction_indent = _INDENT.match(prediction_line).group()
+        if source_indent != prediction_indent:
+            problems.append({"line": number, "problem": "indent", "source": source_indent,
+                             "prediction": prediction_indent, "prediction_line": _short(prediction_line, 30)})
+        for mark, name in (("|", "bars"), ("\t", "tabs")):
+            if source_line.count(mark) != prediction_line.count(mark):
+                problems.append({"line": number, "problem": name, "source": source_line.count(mark),
+                                 "prediction": prediction_line.count(mark)})
+    for problem in problems:
+        if problem["problem"] not in failed:
+            failed.append(problem["problem"])
+    if problems:
+        detail["lines"] = _capped(problems)
+        detail["n_line_problems"] = len(problems)
+    detail["failed"] = failed
+    return RuleVerdict(not failed, detail)
+
+
+# --- syllable_order (SPEC §7b, counts by §8) -------------------------------------------------------
+
+SYLLABLE_CONCORDANCE_MIN = 0.9
+
+
+def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
+    """(lines, {}) or (None, the detail of why there are none), per §7b."""
+    source_value, error = _parse_json(row["source_text"].strip())
+    if error is None and isinstance(source_value, dict) and all(isinstance(v, str) for v in source_value.values()):
+        value, error = _parse_json(prediction)
+        if error:
+            return None, {"error": f"prediction is not JSON: {error}", "prediction_starts": _short(prediction, 20)}
+        if not isinstance(value, dict):
+            return None, {"error": f"prediction is a JSON {_json_type(value)}, not an object"}
+        missing = [key for key in source_value if key not in value]
+        extra = [key for key in value if key not in source_value]
+        if missing or extra:
+            return None, {"error": "the prediction's keys differ from the source's",
+                          "missing_keys": _capped(missing), "extra_keys": _capped(extra)}
+        lines = [value[key] for key in source_value]
+        for key, line in zip(source_value, lines):
+            if not isinstance(line, str):
+                return None, {"error": f'line "{key}" is a JSON {_json_type(line)}, not a string', "line": key}
+        return lines, {}
+    return [line for line in prediction.split("\n") if line.strip()], {}
+
+
+def check_syllable_order_strict(prediction: str, row: dict) -> RuleVerdict:
+    """§7b syllable_order: one string per duration (JSON values in the source's key order, or the
+    non-blank lines), then longer-shown lines must not get fewer syllables (concordance ≥ 0.9)."""
+    durations = row.get("duration_s") or []
+    text = normalise(prediction)
+    if not text:
+        return RuleVerdict(False, dict(_EMPTY_AFTER_NORMALISATION))
+    if not durations:
+        return RuleVerdict(True, {"note": "no durations"})
+    lines, problem = _subtitle_lines(text, row)
+    if lines is None:
+        return RuleVerdict(False, problem)
+    if len(lines) != len(durations):
+        return RuleVerdict(False, {"error": f"{len(lines)} lines for {len(durations)} durations",
+                                   "lines": len(lines), "durations": len(durations)})
+
+    from eval.syllable import count_syllables
+
+    counts = [count_syllables(line, row["target_lang"]) for line in lines]
+    detail: dict = {"counts": counts, "durations": list(durations)}
+    if len(lines) < 2:
+        return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
+    comparable, inverted = 0, []
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if durations[i] == durations[j]:
+                continue
+            comparable += 1
+            if counts[i] != counts[j] and (counts[i] < counts[j]) != (durations[i] < durations[j]):
+                inverted.append([i + 1, j + 1])
+    detail["comparable"] = comparable
+    detail["inversions"] = len(inverted)
+    if not comparable:
+        return RuleVerdict(True, {**detail, "note": "no comparable pair"})
+    concordance = 1 - len(inverted) / comparable
+    detail["concordance"] = round(concordance, 4)
+    if inverted:
+        detail["inverted_pairs"] = _capped(inverted)
+    return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+
+
+STRICT_RULES: dict[str, Callable[[str, dict], RuleVerdict]] = {
+    "format_preserve": check_format_preserve_strict,
+    "syllable_order": check_syllable_order_strict,
+    "term_compliance": check_term_compliance_strict,
+    "social_preserve": check_social_preserve_strict,
+    "layout_break": check_layout_break_strict,
+}
