@@ -12,12 +12,12 @@ rules in its `RULE_SETS`, so the glossary helper is imported where it is used.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
-from html.parser import HTMLParser
 from typing import Callable
 
 from eval.types import RuleVerdict
@@ -76,30 +76,33 @@ def _json_type(value) -> str:
 TRANSLATABLE_ATTRIBUTES = frozenset({"alt", "title", "placeholder", "aria-label", "label"})
 
 
-class _TagCollector(HTMLParser):
-    """Tags in order as (`open` | `close`, lower-cased name, {attribute: value})."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, str, dict]] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append(("open", tag, {name: value or "" for name, value in attrs}))
-
-    handle_startendtag = handle_starttag  # <br/> opens a br, as <br> does
-
-    def handle_endtag(self, tag):
-        self.tags.append(("close", tag, {}))
+# A tag regex, as §7b allows (the standard library's HTMLParser gives the same tags on well-formed
+# markup at several times the cost). Comments are matched so that tags inside them are skipped; a
+# tag's body stops at `<`, so a run of unclosed `<a<a<a` in degenerate output stays linear.
+_HTML_TAG_OR_COMMENT = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:-]*)((?:[^<>\"']|\"[^\"<]*\"|'[^'<]*')*)>",
+                                  re.DOTALL)
+_HTML_ATTRIBUTE = re.compile(r"""([^\s/>"'=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
 
 
 def html_tag_sequence(text: str) -> list[tuple[str, str, dict]]:
-    """The tags of `text` read by the standard library's HTML parser (§7b)."""
+    """The tags of `text` in order as (`open` | `close`, lower-cased name, {attribute: value});
+    `<br/>` opens a br as `<br>` does, and values are read with entities decoded (§7b)."""
     if "<" not in text:
         return []
-    collector = _TagCollector()
-    collector.feed(text)
-    collector.close()
-    return collector.tags
+    tags = []
+    for match in _HTML_TAG_OR_COMMENT.finditer(text):
+        slash, name, body = match.groups()
+        if name is None:  # a comment
+            continue
+        if slash:
+            tags.append(("close", name.lower(), {}))
+            continue
+        attributes = {}
+        for attribute in _HTML_ATTRIBUTE.finditer(body):
+            value = next((group for group in attribute.groups()[1:] if group is not None), "")
+            attributes.setdefault(attribute.group(1).lower(), html.unescape(value))
+        tags.append(("open", name.lower(), attributes))
+    return tags
 
 
 def _tag_text(tag: tuple[str, str, dict]) -> str:
@@ -159,9 +162,14 @@ def check_html_part(source: str, prediction: str, source_tags=None) -> dict | No
 
 # --- Markdown (CommonMark + tables through markdown-it-py) -----------------------------------
 
-# Every Markdown construct the comparison reads needs one of these characters or an indented line;
-# a text with none of them has no structure to keep, and is not parsed.
-_MARKDOWN_MAY_HAVE_STRUCTURE = re.compile(r"[#*_`>|\[<~=+\-]|\d[.)]|^ {0,3}\t|^ {4}", re.MULTILINE)
+# Every Markdown construct the comparison reads needs one of these marks (a text with none has no
+# structure to keep and is not parsed): `*`, a `_` not inside a word (intraword `_` never opens or
+# closes emphasis), backticks, table pipes, `](` or a reference definition (links and images),
+# autolinks; an ATX heading, quote, list marker, setext underline or fence at the start of a line
+# (up to three spaces in); an indented line (indented code, nested lists).
+_MARKDOWN_MAY_HAVE_STRUCTURE = re.compile(
+    r"[*`|]|(?<!\w)_|_(?!\w)|\]\(|^ {0,3}\[[^\]\n]+\]:|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:|<[^\s<>@]+@"
+    r"|^ {0,3}(?:#{1,6}(?:[ \t]|$)|[>+=~\-]|\d{1,9}[.)])|^ {4}|^ {0,3}\t", re.MULTILINE)
 
 
 @lru_cache(maxsize=1)
@@ -171,16 +179,35 @@ def _markdown_parser():
     return MarkdownIt("commonmark").enable("table")
 
 
+_INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images and autolinks need one
+
+
+def _markdown_tokens(text: str) -> list:
+    """markdown-it's tokens for `text`: the block parse, then the inline parse of each inline token
+    that has a mark the comparison reads (the others hold plain text only, and are left unparsed:
+    this halves the cost of a run, SPEC §7b's speed budget)."""
+    parser = _markdown_parser()
+    env: dict = {}
+    tokens: list = []
+    parser.block.parse(text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), parser, env, tokens)
+    for token in tokens:
+        if token.type == "inline":
+            token.children = []
+            if _INLINE_MARKS.search(token.content):
+                parser.inline.parse(token.content, parser, env, token.children)
+    return tokens
+
+
 def markdown_structure(text: str) -> dict:
     """What §7b compares: the block sequence and the inline multisets (code spans, link and image
     targets) and counts (strong, emphasis). All empty for a text without Markdown structure."""
+    if not _MARKDOWN_MAY_HAVE_STRUCTURE.search(text):
+        return _NO_MARKDOWN
     structure: dict = {"blocks": [], "code_spans": Counter(), "links": Counter(), "images": Counter(),
                        "strong": 0, "emphasis": 0}
-    if not _MARKDOWN_MAY_HAVE_STRUCTURE.search(text):
-        return structure
     lists: list[str] = []
     cells = 0
-    for token in _markdown_parser().parse(text):
+    for token in _markdown_tokens(text):
         kind = token.type
         if kind == "heading_open":
             structure["blocks"].append(f"heading h{token.tag[1:]}")
@@ -216,6 +243,10 @@ def markdown_structure(text: str) -> dict:
     return structure
 
 
+_NO_MARKDOWN: dict = {"blocks": (), "code_spans": Counter(), "links": Counter(), "images": Counter(),
+                      "strong": 0, "emphasis": 0}  # shared and never changed: a text without Markdown marks
+
+
 def _has_structure(structure: dict) -> bool:
     return any(structure[key] for key in structure)
 
@@ -228,7 +259,7 @@ def _block_label(block: str) -> str:
 def _list_item_texts(text: str) -> list[str]:
     """The first line of each list item's text, to name a lost item in a detail."""
     items, pending = [], False
-    for token in _markdown_parser().parse(text):
+    for token in _markdown_tokens(text):
         if token.type == "list_item_open":
             pending = True
         elif token.type == "inline" and pending:
@@ -241,12 +272,12 @@ def check_markdown_part(source: str, prediction: str, source_structure=None) -> 
     """Block sequence equal; code spans, link and image targets equal as multisets; strong and
     emphasis counts equal. None when the source has no Markdown structure."""
     source_structure = markdown_structure(source) if source_structure is None else source_structure
-    if not _has_structure(source_structure):
+    if source_structure is _NO_MARKDOWN or not _has_structure(source_structure):
         return None
     prediction_structure = markdown_structure(prediction)
     detail: dict = {"passed": True, "source_blocks": len(source_structure["blocks"])}
     source_blocks, prediction_blocks = source_structure["blocks"], prediction_structure["blocks"]
-    if source_blocks != prediction_blocks:
+    if list(source_blocks) != list(prediction_blocks):
         detail["passed"] = False
         lost = Counter(source_blocks) - Counter(prediction_blocks)
         added = Counter(prediction_blocks) - Counter(source_blocks)
@@ -296,21 +327,24 @@ URL = re.compile(r"https?://[^\s\"'<>()\[\]{}\u3000-\u303f\uff01-\uff0f\uff1a-\u
 _URL_TRAILING = ".,;:!?"
 
 
+_NOTHING: Counter = Counter()  # shared and never changed
+
+
 def _without_math(text: str) -> str:
     return _LATEX_MATH.sub(" ", text) if "$" in text or "\\" in text else text
 
 
 def placeholders(text: str) -> Counter:
     """The §7b placeholders of `text` as a multiset, LaTeX math masked first."""
-    if not any(mark in text for mark in "{%$<"):
-        return Counter()
+    if "{" not in text and "%" not in text and "$" not in text and "<" not in text:
+        return _NOTHING
     return Counter(PLACEHOLDER.findall(_without_math(text)))
 
 
 def urls(text: str) -> Counter:
     """The `http(s)://` URLs of `text` as a multiset, trailing `.,;:!?` dropped (§7b)."""
     if "http" not in text:
-        return Counter()
+        return _NOTHING
     return Counter(url.rstrip(_URL_TRAILING) for url in URL.findall(text))
 
 
