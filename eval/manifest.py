@@ -27,14 +27,6 @@ PROVENANCE = (
 )
 
 
-def recorded_sha256(section: str, manifest_path: Path = MANIFEST_PATH) -> str | None:
-    """The data checksum manifest.json records in `section` ("data" or "sandglass"), if any."""
-    try:
-        return json.loads(Path(manifest_path).read_text(encoding="utf-8"))[section]["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def _sorted_counts(counter: Counter) -> dict:
     return dict(sorted(counter.items(), key=lambda item: (-item[1], item[0])))
 

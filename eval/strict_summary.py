@@ -58,8 +58,16 @@ def strict_summary(instances: list[dict]) -> dict:
     }
 
 
-def add_strict_rates(by_constraint: dict[str, dict], strict: dict) -> None:
-    """Put each hard id's strict rate beside its `pass_rate` in a summary's `by_constraint`."""
+def add_strict_to_summary(summary: dict, strict: dict) -> None:
+    """Put `hard_pass_rate_strict` right after `hard_pass_rate`, and each hard id's strict rate
+    beside its `pass_rate` in `by_constraint`; nothing already in the summary changes."""
+    entries = list(summary.items())
+    summary.clear()
+    for key, value in entries:
+        summary[key] = value
+        if key == "hard_pass_rate":
+            summary["hard_pass_rate_strict"] = strict["hard_pass_rate_strict"]
+    summary.setdefault("hard_pass_rate_strict", strict["hard_pass_rate_strict"])
     for cid, rate in strict["pass_rate_strict"].items():
-        if cid in by_constraint:
-            by_constraint[cid]["pass_rate_strict"] = rate
+        if cid in summary.get("by_constraint", {}):
+            summary["by_constraint"][cid]["pass_rate_strict"] = rate

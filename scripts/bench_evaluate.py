@@ -1,6 +1,6 @@
 """Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
 
-    python scripts/bench_evaluate.py [--rows 3000] [--repeat 3] [--rule-set original|strict]
+    python -m scripts.bench_evaluate [--rows 3000] [--repeat 3] [--rule-set original|strict]
 
 Wall time and CPU time are both printed: on a shared machine the CPU time is the steadier number.
 The file is the bundled rows repeated with fresh case_ids, scored against the bundled example

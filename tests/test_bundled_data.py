@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from eval.constraints import CONSTRAINT_KINDS, HARD, check_hard
-from eval.data import DEFAULT_DATA, LANGUAGE_NAMES, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
+from eval.languages import LANGUAGES
+from eval.data import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
 from eval.manifest import MANIFEST_PATH, README_PATH, build_manifest, manifest_text, readme_with_statistics
 
 ROWS = load_rows_from_file(DEFAULT_DATA)
@@ -38,7 +39,7 @@ def test_the_set_covers_the_benchmark_design():
     assert len(ROWS) >= 300
     assert set(ids) == set(CONSTRAINT_KINDS)
     assert {row["domain"] for row in ROWS} == {d for domains in SCENARIO_DOMAINS.values() for d in domains}
-    assert {row["target_lang"] for row in ROWS} == set(LANGUAGE_NAMES)
+    assert {row["target_lang"] for row in ROWS} == set(LANGUAGES)
     assert len({(row["source_lang"], row["target_lang"]) for row in ROWS}) >= 40
     assert set(Counter(len(row["constraint_ids"]) for row in ROWS)) == {1, 2, 3, 4, 5}
 

@@ -17,7 +17,8 @@ from eval.constraints import (
     CONSTRAINT_KINDS,
     HARD_IDS,
     HTML_TAG,
-    ORIGINAL_RULES,
+    CONSTRAINTS,
+    RULE_SETS,
     check_format_preserve,
     check_hard,
     check_layout_break,
@@ -486,12 +487,13 @@ def test_layout_break_fails(name, constraints, source, prediction, failed, expec
 # --- registry ----------------------------------------------------------------------------------
 
 def test_original_rules_cover_every_hard_id():
-    assert set(ORIGINAL_RULES) == set(HARD_IDS) == {cid for cid, kind in CONSTRAINT_KINDS.items() if kind == "hard"}
+    assert set(RULE_SETS["original"]) == set(HARD_IDS) == {cid for cid, kind in CONSTRAINT_KINDS.items() if kind == "hard"}
 
 
-def test_check_hard_dispatches_to_the_rule():
-    row = make_row(constraints=[SOCIAL])
-    assert check_hard("social_preserve", "@米哈游", row) == check_social_preserve("@米哈游", row)
+def test_every_id_has_a_rule_or_a_rubric_and_every_line_keyword_finds_it():
+    for cid, constraint in CONSTRAINTS.items():
+        assert (constraint.rule is not None) == (constraint.kind == "hard"), cid
+        assert (constraint.rubric is not None) == (constraint.kind == "soft"), cid
 
 
 def test_the_judge_is_shown_the_first_line_carrying_a_soft_ids_keywords():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 from pathlib import Path
@@ -16,19 +15,17 @@ from eval.judge_client import (
     ProviderFailure,
     JudgeSettings,
     VerdictError,
-    add_judge_arguments,
     endpoint_url,
     public_host,
     reply_text,
     request_body,
     retry_after_seconds,
-    settings_from_args,
     soft_validator,
     uses_responses_endpoint,
     validate_quality,
 )
-from eval.prompts import PROMPT_VERSIONS, SOFT_RUBRICS, render_quality_prompt, render_soft_prompt
-from eval.constraints import SOFT_IDS
+from eval.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
+from eval.constraints import CONSTRAINTS, SOFT_IDS
 from eval.types import JudgeItem
 from judge_server import candidate_of, soft_ids_of, text_reply
 
@@ -116,8 +113,8 @@ def test_manifest_records_the_prompt_versions():
 
 
 def test_every_soft_id_has_a_three_level_rubric():
-    assert set(SOFT_RUBRICS) == set(SOFT_IDS)
-    assert all({"subject", "1", "0.5", "0"} <= set(rubric) for rubric in SOFT_RUBRICS.values())
+    rubrics = {cid: CONSTRAINTS[cid].rubric for cid in SOFT_IDS}
+    assert all(set(rubric) == {"subject", "1", "0.5", "0"} for rubric in rubrics.values())
 
 
 def test_quality_prompt_shows_source_reference_and_candidate():
@@ -131,7 +128,7 @@ def test_soft_prompt_lists_each_id_with_its_line_and_rubric():
     prompt = render_soft_prompt(ITEM)
     for cid, line in ITEM.soft:
         assert f'"{cid}": {line}' in prompt
-        assert SOFT_RUBRICS[cid]["0.5"] in prompt
+        assert CONSTRAINTS[cid].rubric["0.5"] in prompt
     assert "style_consistency" not in prompt
     assert soft_ids_of(prompt) == ["context_disambiguate", "coref_resolution"]
     assert "three or more times" in prompt
@@ -248,55 +245,3 @@ def test_an_error_inside_a_200_is_a_provider_failure_not_a_verdict(kind):
 ])
 def test_retry_after_is_read_in_seconds(headers, seconds):
     assert retry_after_seconds(httpx.Headers(headers)) == seconds
-
-
-# --- command line ------------------------------------------------------------------------------
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_judge_arguments(parser)
-    return parser.parse_args(argv)
-
-
-def test_concurrency_alias_and_defaults():
-    args = parse(["--concurrency", "7"])
-    assert (args.judge_concurrency, args.judge_model, args.judge_reasoning_effort, args.judge_cache) == (7, None, "none", None)
-
-
-@pytest.mark.parametrize("env, missing", [
-    ({"JUDGE_API_KEY": "k"}, "JUDGE_API_BASE"),
-    ({"JUDGE_API_BASE": "https://h/v1"}, "JUDGE_API_KEY"),
-    ({"JUDGE_API_BASE": "https://h/v1", "JUDGE_API_KEY": "  "}, "JUDGE_API_KEY"),
-])
-def test_missing_endpoint_settings_are_a_config_error(monkeypatch, env, missing):
-    monkeypatch.delenv("JUDGE_API_BASE", raising=False)
-    monkeypatch.delenv("JUDGE_API_KEY", raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    with pytest.raises(ConfigError, match=missing):
-        settings_from_args(parse([]))
-
-
-@pytest.mark.parametrize("base, argv", [
-    ("ftp://h/v1", []), ("not a url", []), ("https://user:pw@h/v1", []),
-    ("https://h/v1", ["--judge-concurrency", "0"]), ("https://h/v1", ["--judge-max-retries", "-1"]),
-])
-def test_bad_judge_settings_are_config_errors(monkeypatch, base, argv):
-    monkeypatch.setenv("JUDGE_API_BASE", base)
-    monkeypatch.setenv("JUDGE_API_KEY", "sk-test-key")
-    with pytest.raises(ConfigError) as caught:
-        settings_from_args(parse(argv))
-    assert "sk-test-key" not in str(caught.value)
-
-
-@pytest.mark.parametrize("base, key, expected", [
-    ("https://h/v1/chat/completions", "sk-test-key", "names an endpoint"),
-    ("https://h/v1/responses/", "sk-test-key", "names an endpoint"),
-    ("https://h/v1", "sk-test-key…", "printable ASCII"),
-])
-def test_a_base_with_an_endpoint_or_a_key_with_odd_characters_is_refused(monkeypatch, base, key, expected):
-    monkeypatch.setenv("JUDGE_API_BASE", base)
-    monkeypatch.setenv("JUDGE_API_KEY", key)
-    with pytest.raises(ConfigError) as caught:
-        settings_from_args(parse([]))
-    assert expected in str(caught.value) and key not in str(caught.value)

@@ -6,7 +6,7 @@ edges it exercised, mostly ones tests/test_constraints.py does not pin (Unicode 
 breaks other than `\\n`, Python-`re` details of `.`, `^` and `\\w`, JSON path collisions, pattern
 overlaps). Each case: the rule, the row fields, the prediction, the expected verdict and the
 clause that decides it. Cases marked "AMBIGUOUS" pin the reading the code follows where the SPEC
-text allows two (see notes/rules-audit.md); flip them if the lead records the other reading.
+text allows two (docs/decisions.md lists them); flip them if the other reading is recorded.
 """
 
 from __future__ import annotations
