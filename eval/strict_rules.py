@@ -198,15 +198,24 @@ def _markdown_tokens(text: str) -> list:
     return tokens
 
 
+_COMPARED = ("blocks", "code_spans", "links", "images", "strong", "emphasis")
+
+
 def markdown_structure(text: str) -> dict:
     """What §7b compares: the block sequence and the inline multisets (code spans, link and image
-    targets) and counts (strong, emphasis). All empty for a text without Markdown structure."""
+    targets) and counts (strong, emphasis); `item_texts` (each list item's first line) only names
+    a lost item in a detail. Texts without a Markdown mark are not parsed."""
     if not _MARKDOWN_MAY_HAVE_STRUCTURE.search(text):
         return _NO_MARKDOWN
+    return parse_markdown_structure(text)
+
+
+def parse_markdown_structure(text: str) -> dict:
+    """`markdown_structure` without the pre-check (the test of the pre-check compares the two)."""
     structure: dict = {"blocks": [], "code_spans": Counter(), "links": Counter(), "images": Counter(),
-                       "strong": 0, "emphasis": 0}
+                       "strong": 0, "emphasis": 0, "item_texts": []}
     lists: list[str] = []
-    cells = 0
+    cells, item_pending = 0, False
     for token in _markdown_tokens(text):
         kind = token.type
         if kind == "heading_open":
@@ -217,6 +226,9 @@ def markdown_structure(text: str) -> dict:
             lists.pop()
         elif kind == "list_item_open":
             structure["blocks"].append(f"{lists[-1]} list item" + (f" (depth {len(lists)})" if len(lists) > 1 else ""))
+            if item_pending:  # the previous item had no text of its own
+                structure["item_texts"].append("")
+            item_pending = True
         elif kind == "blockquote_open":
             structure["blocks"].append("block quote")
         elif kind == "tr_open":
@@ -229,6 +241,9 @@ def markdown_structure(text: str) -> dict:
             label = "fenced code" if kind == "fence" else "indented code"
             structure["blocks"].append(f"{label}: {token.content}")
         elif kind == "inline":
+            if item_pending:
+                structure["item_texts"].append(_short(token.content.split("\n", 1)[0]))
+                item_pending = False
             for child in token.children or ():
                 if child.type == "code_inline":
                     structure["code_spans"][child.content] += 1
@@ -240,32 +255,22 @@ def markdown_structure(text: str) -> dict:
                     structure["strong"] += 1
                 elif child.type == "em_open":
                     structure["emphasis"] += 1
+    if item_pending:
+        structure["item_texts"].append("")
     return structure
 
 
 _NO_MARKDOWN: dict = {"blocks": (), "code_spans": Counter(), "links": Counter(), "images": Counter(),
-                      "strong": 0, "emphasis": 0}  # shared and never changed: a text without Markdown marks
+                      "strong": 0, "emphasis": 0, "item_texts": ()}  # shared, never changed
 
 
 def _has_structure(structure: dict) -> bool:
-    return any(structure[key] for key in structure)
+    return any(structure[key] for key in _COMPARED)
 
 
 def _block_label(block: str) -> str:
     """A block for a detail: code blocks shortened to their first line."""
     return _short(block.split("\n", 1)[0] + ("…" if "\n" in block.rstrip("\n") else ""))
-
-
-def _list_item_texts(text: str) -> list[str]:
-    """The first line of each list item's text, to name a lost item in a detail."""
-    items, pending = [], False
-    for token in _markdown_tokens(text):
-        if token.type == "list_item_open":
-            pending = True
-        elif token.type == "inline" and pending:
-            items.append(_short(token.content.split("\n", 1)[0]))
-            pending = False
-    return items
 
 
 def check_markdown_part(source: str, prediction: str, source_structure=None) -> dict | None:
@@ -287,10 +292,10 @@ def check_markdown_part(source: str, prediction: str, source_structure=None) -> 
             detail["extra_blocks"] = _capped(_block_label(block) for block in added.elements())
         if not lost and not added:
             detail["blocks_reordered"] = True
-        source_items, prediction_items = _list_item_texts(source), _list_item_texts(prediction)
+        source_items, prediction_items = source_structure["item_texts"], prediction_structure["item_texts"]
         if len(prediction_items) < len(source_items):
-            # Items are translated, so a lost one is named by its source text at the first position
-            # from which the two lists can no longer be paired one to one.
+            # Items are translated, so the lost ones are named by their source text: the items past
+            # the prediction's last one (a translation keeps the order).
             detail["lost_list_items"] = _capped(source_items[len(prediction_items):])
     for key, label in (("code_spans", "inline code"), ("links", "link targets"), ("images", "image targets")):
         lost = source_structure[key] - prediction_structure[key]
