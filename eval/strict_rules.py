@@ -313,11 +313,13 @@ def check_markdown_part(source: str, prediction: str, source_structure=None) -> 
 
 # --- placeholders and URLs --------------------------------------------------------------------
 
-# LaTeX math is masked first (§7b), so `$x$` is no placeholder. A `$…$` span opens on a `$` followed
-# by a non-space and closes on a `$` preceded by a non-space and not followed by a digit (Pandoc's
-# rule), so two prices on a line ("$5 and $10") are not taken for math.
-_LATEX_MATH = re.compile(r"\$\$.+?\$\$|\\\(.+?\\\)|\\\[.+?\\\]|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)", re.DOTALL)
-PLACEHOLDER = re.compile(
+# LaTeX math is masked first (§7b), so `$x$` is no placeholder: one left-to-right scan where
+# `$$…$$`, `\(…\)` and `\[…\]` win, then the placeholders (so `${name}`, `%1$s` and a price `$5`
+# are never read as the start of math), then a `$…$` span, which opens on a `$` followed by a
+# non-space and closes on a `$` preceded by a non-space and not followed by a digit (Pandoc's rule).
+_PLACEHOLDER_OR_MATH = re.compile(
+    r"(?P<math>\$\$.+?\$\$|\\\(.+?\\\)|\\\[.+?\\\])"
+    r"|(?P<placeholder>"
     r"\{\{[A-Za-z_][A-Za-z0-9_]*\}\}"       # {{name}}
     r"|\$\{[A-Za-z_][A-Za-z0-9_]*\}"        # ${name}
     r"|\{[A-Za-z_][A-Za-z0-9_]*\}"          # {name}
@@ -326,8 +328,9 @@ PLACEHOLDER = re.compile(
     r"|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]"     # %(name)s %(name)d
     r"|%[sd]"                               # %s %d
     r"|\$\d+"                               # $ + digits
-    r"|</?\d+>"                             # <0> </0>
-)
+    r"|</?\d+>)"                           # <0> </0>
+    r"|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)",
+    re.DOTALL)
 URL = re.compile(r"https?://[^\s\"'<>()\[\]{}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
 _URL_TRAILING = ".,;:!?"
 
@@ -335,15 +338,12 @@ _URL_TRAILING = ".,;:!?"
 _NOTHING: Counter = Counter()  # shared and never changed
 
 
-def _without_math(text: str) -> str:
-    return _LATEX_MATH.sub(" ", text) if "$" in text or "\\" in text else text
-
-
 def placeholders(text: str) -> Counter:
     """The §7b placeholders of `text` as a multiset, LaTeX math masked first."""
     if "{" not in text and "%" not in text and "$" not in text and "<" not in text:
         return _NOTHING
-    return Counter(PLACEHOLDER.findall(_without_math(text)))
+    return Counter(match.group("placeholder") for match in _PLACEHOLDER_OR_MATH.finditer(text)
+                   if match.group("placeholder"))
 
 
 def urls(text: str) -> Counter:
