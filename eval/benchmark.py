@@ -2,7 +2,7 @@
 
 A benchmark is a small record of functions; eval/pipeline.py runs any of them through the same
 stages (settings → data → predictions → Judge → scoring → aggregation → outputs), so the two
-benchmarks are peers and neither knows about the other.
+benchmarks are peers and neither knows about the other. eval/benchmarks.py names them.
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from eval.config import RunConfig
     from eval.judge_client import JudgeRequest
-
-BENCHMARK_NAMES = ("insttrans", "sandglass")
-
 
 @dataclass(frozen=True)
 class Benchmark:
@@ -44,36 +41,3 @@ class Benchmark:
     # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
-
-
-def get_benchmark(name: str) -> Benchmark:
-    """The benchmark of that name (imported on demand: each brings its own modules)."""
-    if name == "insttrans":
-        from eval.insttrans import INSTTRANS
-
-        return INSTTRANS
-    if name == "sandglass":
-        from eval.sandglass import SANDGLASS
-
-        return SANDGLASS
-    raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARK_NAMES)}")
-
-
-def detect_benchmark(path: Path | None, dataset: str | None) -> str:
-    """`insttrans` or `sandglass` from the data itself: the first row's shape (a file) or the
-    name (a hub dataset). Anything unreadable falls back to `insttrans`, whose loader then
-    reports the problem exactly as it always has."""
-    from eval.data import read_jsonl_objects
-    from eval.errors import DataError
-    from eval.sandglass.rows import looks_like_sandglass
-
-    if dataset and not Path(dataset).is_file():
-        return "sandglass" if "sandglass" in dataset.lower() else "insttrans"
-    path = Path(dataset) if dataset else path
-    if path is None:
-        return "insttrans"
-    try:
-        entries = read_jsonl_objects(path)
-    except DataError:
-        return "insttrans"
-    return "sandglass" if entries and looks_like_sandglass(entries[0][1]) else "insttrans"

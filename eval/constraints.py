@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from eval.strict_rules import strict_rule_table
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -521,12 +522,9 @@ SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
 
 # The registry: rule set -> hard id -> rule. "original" is the table's own rules; a stricter set
 # stands beside it under another name (SPEC §7b) and never replaces it.
-# The strict set reads the line helpers above at call time, so importing it here is safe.
-from eval.strict_rules import STRICT_RULES  # noqa: E402
-
 RULE_SETS: dict[str, dict[str, HardRule]] = {
     "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
-    "strict": STRICT_RULES,
+    "strict": strict_rule_table(glossary_terms),  # SPEC §7b, with the same glossary reader
 }
 DEFAULT_RULE_SET = "original"
 

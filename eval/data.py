@@ -221,7 +221,7 @@ def validate_rows(located_rows: list[tuple[str, object]]) -> list[dict]:
 def validate_row(row: object, where: str) -> None:
     """Raise DataError naming `where` and the broken rule when a row breaks SPEC §1."""
 
-    def fail(rule: str, hint: str = "fix the row; README.md, 'Data schema', lists every field and rule") -> None:
+    def fail(rule: str, hint: str = "fix the row; docs/data.md, 'The row schema', lists every field and rule") -> None:
         raise DataError(f"{where}: {rule}", hint)
 
     if not isinstance(row, dict):
@@ -291,7 +291,7 @@ def validate_row(row: object, where: str) -> None:
 
         if not glossary_terms(row):
             fail("a term_compliance row whose constraint lines yield no glossary term",
-                 "write the glossary as 术语对照：源→译、源→译 (README.md, 'Constraint lines and the prompt layout')")
+                 "write the glossary as 术语对照：源→译、源→译 (docs/protocol.md, 'Constraint lines and their keywords')")
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,14 +7,14 @@ output directory is touched, and the result files appear all at once or not at a
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from eval import __version__
-from eval.benchmark import Benchmark, get_benchmark
+from eval.benchmark import Benchmark
+from eval.benchmarks import get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.data import LoadedData, load_data
-from eval.errors import ConfigError, PredictionError
+from eval.errors import ConfigError
 from eval.known_data import recorded_sha256
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)

@@ -6,8 +6,8 @@ do not decide a verdict) and fail a prediction that is empty after it. Each verd
 what decided it: the JSON path and value, the tag and attribute, the lost list item, the
 placeholder, the URL, the social element, the line whose indentation moved.
 
-This module imports nothing from eval.constraints at import time: constraints.py registers these
-rules in its `RULE_SETS`, so the glossary helper is imported where it is used.
+eval/constraints.py registers these rules in its `RULE_SETS` through `strict_rule_table`, handing
+in its glossary reader, so this module never imports it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 import re
 import unicodedata
 from collections import Counter
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Callable
 
 from eval.types import RuleVerdict
@@ -469,11 +469,10 @@ def check_format_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
 
 # --- term_compliance (SPEC §7b) ------------------------------------------------------------------
 
-def check_term_compliance_strict(prediction: str, row: dict) -> RuleVerdict:
+def check_term_compliance_strict(prediction: str, row: dict, glossary_terms: Callable[[dict], list[str]]) -> RuleVerdict:
     """§7b term_compliance: each glossary target term, NFC, is a substring of the NFC prediction;
-    no word-boundary test, so inflected and particle-attached forms count."""
-    from eval.constraints import glossary_terms  # the §5 line reader; see the module docstring
-
+    no word-boundary test, so inflected and particle-attached forms count. `glossary_terms` is the
+    §5 line reader of eval/constraints.py (see `strict_rule_table`)."""
     terms = glossary_terms(row)
     text = nfc(normalise(prediction))
     if not text:
@@ -656,10 +655,14 @@ def check_syllable_order_strict(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
 
 
-STRICT_RULES: dict[str, Callable[[str, dict], RuleVerdict]] = {
-    "format_preserve": check_format_preserve_strict,
-    "syllable_order": check_syllable_order_strict,
-    "term_compliance": check_term_compliance_strict,
-    "social_preserve": check_social_preserve_strict,
-    "layout_break": check_layout_break_strict,
-}
+def strict_rule_table(glossary_terms: Callable[[dict], list[str]]) -> dict[str, Callable[[str, dict], RuleVerdict]]:
+    """Hard id -> strict rule, for eval/constraints.py's `RULE_SETS`. The glossary reader is passed
+    in rather than imported, so that the terms come from the same §5 reader as the original's and
+    the two modules import in one direction only."""
+    return {
+        "format_preserve": check_format_preserve_strict,
+        "syllable_order": check_syllable_order_strict,
+        "term_compliance": partial(check_term_compliance_strict, glossary_terms=glossary_terms),
+        "social_preserve": check_social_preserve_strict,
+        "layout_break": check_layout_break_strict,
+    }

@@ -15,7 +15,6 @@ import argparse
 import json
 import random
 import resource
-import sys
 import time
 import tracemalloc
 from pathlib import Path

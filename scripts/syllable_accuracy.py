@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

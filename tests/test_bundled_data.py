@@ -12,7 +12,8 @@ import pytest
 from eval.constraints import CONSTRAINT_KINDS, HARD, check_hard
 from eval.languages import LANGUAGES
 from eval.data import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
-from eval.manifest import MANIFEST_PATH, README_PATH, build_manifest, manifest_text, readme_with_statistics
+from eval.manifest import (DATA_CARD_PATH, MANIFEST_PATH, STATS_END, STATS_START, build_manifest,
+                           card_with_statistics, manifest_text)
 
 ROWS = load_rows_from_file(DEFAULT_DATA)
 EXAMPLES = Path(DEFAULT_DATA).with_name("example_predictions.jsonl")
@@ -64,7 +65,8 @@ def test_manifest_is_up_to_date():
         "manifest.json is stale: run `python -m eval.manifest`"
 
 
-def test_readme_statistics_are_up_to_date():
-    readme = README_PATH.read_text(encoding="utf-8")
-    assert readme == readme_with_statistics(readme, build_manifest()), \
-        "the README statistics are stale: run `python -m eval.manifest`"
+def test_data_card_statistics_are_up_to_date():
+    card = DATA_CARD_PATH.read_text(encoding="utf-8")
+    assert STATS_START in card and STATS_END in card, "docs/data.md lost its statistics markers"
+    assert card == card_with_statistics(card, build_manifest()), \
+        "the statistics in docs/data.md are stale: run `python -m eval.manifest`"

@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from conftest import make_row as shared_make_row
+
 from eval.constraints import (
     CONSTRAINT_KINDS,
     HARD_IDS,
@@ -20,7 +22,6 @@ from eval.constraints import (
     CONSTRAINTS,
     RULE_SETS,
     check_format_preserve,
-    check_hard,
     check_layout_break,
     check_social_preserve,
     check_syllable_order,
@@ -35,11 +36,11 @@ from eval.constraints import (
 
 def make_row(source_text: str = "原文", constraints=(), source_lang: str = "zh", target_lang: str = "en",
              duration_s=None) -> dict:
-    row = {"source_text": source_text, "constraints": list(constraints),
-           "source_lang": source_lang, "target_lang": target_lang}
-    if duration_s is not None:
-        row["duration_s"] = list(duration_s)
-    return row
+    """The shared row builder with the fields these rules read given positionally."""
+    lines = list(constraints) or ["保持原文格式"]
+    return shared_make_row(source_text=source_text, constraints=lines, constraint_ids=["format_preserve"] * len(lines),
+                           source_lang=source_lang, target_lang=target_lang,
+                           **({} if duration_s is None else {"duration_s": list(duration_s)}))
 
 
 def assert_serialisable(detail: dict) -> None:
