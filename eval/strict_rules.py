@@ -164,12 +164,19 @@ def check_html_part(source: str, prediction: str, source_tags=None) -> dict | No
 
 # Every Markdown construct the comparison reads needs one of these marks (a text with none has no
 # structure to keep and is not parsed): `*`, a `_` not inside a word (intraword `_` never opens or
-# closes emphasis), backticks, table pipes, `](` or a reference definition (links and images),
-# autolinks; an ATX heading, quote, list marker, setext underline or fence at the start of a line
-# (up to three spaces in); an indented line (indented code, nested lists).
-_MARKDOWN_MAY_HAVE_STRUCTURE = re.compile(
-    r"[*`|]|(?<!\w)_|_(?!\w)|\]\(|^ {0,3}\[[^\]\n]+\]:|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:|<[^\s<>@]+@"
-    r"|^ {0,3}(?:#{1,6}(?:[ \t]|$)|[>+=~\-]|\d{1,9}[.)])|^ {4}|^ {0,3}\t", re.MULTILINE)
+# closes emphasis), backticks, table pipes, `](` (links and images), autolinks; or, at the start
+# of a line (up to three spaces in), an ATX heading, quote, list marker, setext underline, fence or
+# reference definition; or an indented line (indented code, nested lists). Three scans, the first
+# a plain character class, are several times faster than one alternation.
+_INLINE_MARK_CHARACTERS = re.compile(r"[*`|_\[<]")
+_INLINE_MARKS_IN_CONTEXT = re.compile(r"[*`|]|(?<!\w)_|_(?!\w)|\]\(|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:|<[^\s<>@]+@")
+_LINE_START_MARKS = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|[>+=~\-]|\d{1,9}[.)]|\[[^\]]+\]:)|^ {4}|^ {0,3}\t",
+                               re.MULTILINE)
+
+
+def _may_have_markdown(text: str) -> bool:
+    return bool((_INLINE_MARK_CHARACTERS.search(text) and _INLINE_MARKS_IN_CONTEXT.search(text))
+                or _LINE_START_MARKS.search(text))
 
 
 @lru_cache(maxsize=1)
@@ -205,7 +212,7 @@ def markdown_structure(text: str) -> dict:
     """What §7b compares: the block sequence and the inline multisets (code spans, link and image
     targets) and counts (strong, emphasis); `item_texts` (each list item's first line) only names
     a lost item in a detail. Texts without a Markdown mark are not parsed."""
-    if not _MARKDOWN_MAY_HAVE_STRUCTURE.search(text):
+    if not _may_have_markdown(text):
         return _NO_MARKDOWN
     return parse_markdown_structure(text)
 
