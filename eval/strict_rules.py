@@ -304,7 +304,9 @@ def check_markdown_part(source: str, prediction: str, source_structure=None) -> 
             # Items are translated, so the lost ones are named by their source text: the items past
             # the prediction's last one (a translation keeps the order).
             detail["lost_list_items"] = _capped(source_items[len(prediction_items):])
-    for key, label in (("code_spans", "inline code"), ("links", "link targets"), ("images", "image targets")):
+    for key in ("code_spans", "links", "images"):
+        if source_structure[key] == prediction_structure[key]:
+            continue
         lost = source_structure[key] - prediction_structure[key]
         added = prediction_structure[key] - source_structure[key]
         if lost or added:
@@ -364,6 +366,8 @@ def _multiset_part(source_items: Counter, prediction: str, extract: Callable[[st
     if not source_items:
         return None
     prediction_items = extract(prediction)
+    if prediction_items == source_items:
+        return {"passed": True, "source": _capped(sorted(source_items.elements()))}
     missing = source_items - prediction_items
     extra = prediction_items - source_items
     detail: dict = {"passed": not missing and not extra, "source": _capped(sorted(source_items.elements()))}

@@ -710,3 +710,96 @@ def test_add_strict_to_summary_puts_the_rate_beside_the_original_and_changes_not
     assert summary["by_constraint"]["layout_break"] == {**before["by_constraint"]["layout_break"], "pass_rate_strict": 0.5}
     assert summary["by_constraint"]["style_consistency"] == before["by_constraint"]["style_consistency"]
     assert summary["hard_pass_rate"] == before["hard_pass_rate"]
+
+
+# --- end to end: a user's file, both rule sets ----------------------------------------------------
+
+def user_rows():
+    from conftest import make_row as make_data_row
+
+    return [
+        make_data_row("u1", source_text="- 一\n- 二\n- 三", reference="- one\n- two\n- three",
+                      constraints=["保留 Markdown 标记"], constraint_ids=["format_preserve"]),
+        make_data_row("u2", source_text='<a href="https://a.cn/x">点这里</a>', reference='<a href="https://a.cn/x">here</a>',
+                      constraints=["保留 HTML 标签与属性"], constraint_ids=["format_preserve"]),
+        make_data_row("u3", source_lang="zh", target_lang="ko", source_text="我爱原神", reference="나는 원신을 사랑해",
+                      constraints=["术语对照：原神→원신"], constraint_ids=["term_compliance"]),
+        make_data_row("u4"),
+    ]
+
+
+USER_PREDICTIONS = [
+    {"case_id": "u1", "prediction": "- one\n- two"},                                # strict fails: an item lost
+    {"case_id": "u2", "prediction": '<a href="https://a.com/en">here</a>'},         # strict fails: href changed
+    {"case_id": "u3", "prediction": "나는 원신을 사랑해"},                            # original fails: particle
+    {"case_id": "u4", "prediction": None},                                          # missing: both fail
+]
+
+
+def run_user_file(tmp_path, *extra):
+    from conftest import write_jsonl
+
+    import evaluate
+
+    data = write_jsonl(tmp_path / "data.jsonl", user_rows())
+    predictions = write_jsonl(tmp_path / "predictions.jsonl", USER_PREDICTIONS)
+    out = tmp_path / "out"
+    assert evaluate.main(["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
+                          "--skip-judge", "--quiet", *extra]) == 0
+    scores = [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    return json.loads((out / "summary.json").read_text(encoding="utf-8")), scores, out
+
+
+def test_a_default_run_reports_the_strict_rate_beside_the_original_scores(tmp_path):
+    summary, scores, out = run_user_file(tmp_path)
+    assert [score["hard_pass"] for score in scores] == [True, True, False, False]  # the original's verdicts
+    assert summary["hard_pass_rate"]["value"] == 0.5 and summary["rule_set"] == "original"
+    assert summary["hard_pass_rate_strict"]["value"] == 0.25 and summary["hard_pass_rate_strict"]["n"] == 4
+    assert len(summary["hard_pass_rate_strict"]["ci95"]) == 2
+    assert summary["by_constraint"]["format_preserve"] == {"kind": "hard", "n": 3, "pass_rate": round(2 / 3, 6),
+                                                           "pass_rate_strict": 0.0}
+    assert summary["by_constraint"]["term_compliance"]["pass_rate_strict"] == 1.0
+    assert "rules:original" in summary["signature"]
+    assert not any("rule-set" in reason for reason in summary["non_formal_reasons"])
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| hard_pass_rate_strict | 0.2500" in report
+    assert "| format_preserve | hard | 3 | 0.6667 | 0.0000 |" in report
+
+
+def test_rule_set_strict_scores_a_users_file_with_the_strict_rules_and_is_never_formal(tmp_path):
+    summary, scores, _ = run_user_file(tmp_path, "--rule-set", "strict")
+    assert [score["hard_pass"] for score in scores] == [False, False, True, False]
+    assert scores[0]["constraints"][0]["detail"]["markdown"]["lost_list_items"] == ["三"]
+    assert scores[1]["constraints"][0]["detail"]["html"]["attributes"][0]["attribute"] == "href"
+    assert summary["hard_pass_rate"] == summary["hard_pass_rate_strict"]
+    assert summary["formal"] is False and summary["rule_set"] == "strict" and "rules:strict" in summary["signature"]
+    assert "--rule-set strict: not the protocol's hard rules (published scores use the original rules)" in \
+           summary["non_formal_reasons"]
+
+
+def test_the_console_table_shows_both_rates(tmp_path, capsys):
+    from conftest import write_jsonl
+
+    import evaluate
+
+    data = write_jsonl(tmp_path / "data.jsonl", user_rows())
+    predictions = write_jsonl(tmp_path / "predictions.jsonl", USER_PREDICTIONS)
+    assert evaluate.main(["--data", str(data), "--predictions", str(predictions), "--output-dir",
+                          str(tmp_path / "out"), "--skip-judge"]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"^hard_pass_rate\s+0\.5000 ", printed, re.MULTILINE)
+    assert re.search(r"^hard_pass_rate_strict\s+0\.2500 ", printed, re.MULTILINE)
+    assert re.search(r"format_preserve \(hard, n=3\)\s+0\.6667  strict 0\.0000", printed)
+
+
+def test_the_bundled_data_runs_under_both_rule_sets(tmp_path):
+    import evaluate
+
+    for rule_set in ("original", "strict"):
+        out = tmp_path / rule_set
+        assert evaluate.main(["--predictions", str(ROOT / "data" / "example_predictions.jsonl"), "--output-dir",
+                              str(out), "--skip-judge", "--quiet", "--rule-set", rule_set]) == 0
+    default = json.loads((tmp_path / "original" / "summary.json").read_text(encoding="utf-8"))
+    strict = json.loads((tmp_path / "strict" / "summary.json").read_text(encoding="utf-8"))
+    assert default["hard_pass_rate_strict"] == strict["hard_pass_rate"] == strict["hard_pass_rate_strict"]
+    assert (default["hard_pass_rate"]["value"], default["hard_pass_rate_strict"]["value"]) == (0.782468, 0.769481)
