@@ -16,7 +16,7 @@ from eval import __version__
 from eval.cli import add_data_arguments, run_cli, start_run
 from eval.constraints import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.metrics import breakdowns, headline
-from eval.manifest import recorded_sha256
+from eval.known_data import data_reasons, identify, signature_part
 from eval.predictions import is_missing, predictions_block
 from eval.report import console_table, make_signature, non_formal_reasons, report_markdown, write_results
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
@@ -82,23 +82,25 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block) -> dict:
     """summary.json (SPEC §11)."""
-    expected = recorded_sha256("data", MANIFEST_PATH)
-    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected,
-                                 unscored="soft constraints and quality were", manifest_entry="data checksum")
+    known_as = identify(data.sha256, "insttrans", MANIFEST_PATH)
+    reasons = non_formal_reasons(args, len(rows), len(data.rows), unscored="soft constraints and quality were")
+    reasons += data_reasons(data.sha256, len(data.rows), data.rows, "insttrans", manifest_path=MANIFEST_PATH,
+                            identity=data.identity)
     if args.rule_set != DEFAULT_RULE_SET:
         reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules")
     summary = {
         "harness_version": __version__,
         "formal": not reasons,
         "non_formal_reasons": reasons,
-        "data": {"source": data.source, "sha256": data.sha256, "manifest_match": expected == data.sha256,
-                 "n_instances": len(rows)},
+        "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
+                 "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(
             args.predictions, prediction_lines, sum(score["status"] == "missing" for score in scores),
             [(predictions.get(row["case_id"]), row["source_text"]) for row in rows]),
         "rule_set": args.rule_set,
         "judge": judge_block,
-        "signature": make_signature(data.sha256, len(rows), judge_block, settings=(f"rules:{args.rule_set}",)),
+        "signature": make_signature(data.sha256, len(rows), judge_block,
+                                    settings=(signature_part(known_as), f"rules:{args.rule_set}")),
         "if_score": headline(scores, "if_score", known=not args.skip_judge),
         "quality": headline(scores, "quality", known=not args.skip_judge),
         "hard_pass_rate": headline(scores, "hard_pass"),

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from eval.data import DEFAULT_DATA, DEFAULT_DATASET, file_sha256, load_rows_from_dataset, load_rows_from_file, rows_sha256
+from eval.data import (DEFAULT_DATA, DEFAULT_DATASET, file_sha256, read_rows_from_dataset, read_rows_from_file,
+                       rows_sha256, warnings_line)
 from eval.errors import ConfigError, HarnessError
 
 
@@ -20,6 +21,8 @@ class LoadedData:
     rows: list[dict]
     source: str
     sha256: str
+    warnings: tuple = ()     # data warnings {case_id, where, message} (SPEC §9)
+    identity: str = "file"   # "file": sha256 of the data file's bytes; "rows": canonical rows (no file)
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,14 +45,20 @@ def load_data(args: argparse.Namespace, default_data: Path = DEFAULT_DATA, defau
         raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
     if args.dataset:
         name = default_dataset if args.dataset == DEFAULT_DATASET else args.dataset  # a bare --dataset
-        rows = load_rows_from_dataset(name, validate=validate)
-        local_file = Path(name).is_file()  # a local file is identified by its bytes, as with --data
-        return LoadedData(rows, f"dataset:{name}", file_sha256(Path(name)) if local_file else rows_sha256(rows))
-    path = args.data or default_data
-    rows = load_rows_from_file(path, validate=validate)
-    root = DEFAULT_DATA.parent.parent
-    shown = str(path) if args.data or not path.is_relative_to(root) else str(path.relative_to(root))
-    return LoadedData(rows, shown, file_sha256(path))
+        loaded = read_rows_from_dataset(name, validate=validate)
+        if loaded.data_file is not None:  # one identity whatever the path (SPEC §9)
+            data = LoadedData(loaded.rows, f"dataset:{name}", file_sha256(loaded.data_file), loaded.warnings)
+        else:
+            data = LoadedData(loaded.rows, f"dataset:{name}", rows_sha256(loaded.rows), loaded.warnings, "rows")
+    else:
+        path = args.data or default_data
+        loaded = read_rows_from_file(path, validate=validate)
+        root = DEFAULT_DATA.parent.parent
+        shown = str(path) if args.data or not path.is_relative_to(root) else str(path.relative_to(root))
+        data = LoadedData(loaded.rows, shown, file_sha256(path), loaded.warnings)
+    if data.warnings:
+        print(warnings_line(data.warnings), file=sys.stderr)
+    return data
 
 
 @dataclass(frozen=True)

@@ -42,19 +42,15 @@ def remove_previous_results(output_dir: Path) -> None:
         (output_dir / name).unlink(missing_ok=True)
 
 
-def non_formal_reasons(args, n_used: int, n_total: int, sha256: str, expected_sha256: str | None,
-                       unscored: str, manifest_entry: str) -> list[str]:
-    """The reasons a run is not formal that both benchmarks share (SPEC §9): a subset, no Judge,
-    data that is not the data manifest.json records. `unscored` says what --skip-judge leaves out."""
+def non_formal_reasons(args, n_used: int, n_total: int, unscored: str) -> list[str]:
+    """The reasons a run is not formal that both benchmarks share (SPEC §9): a subset, no Judge.
+    `unscored` says what --skip-judge leaves out; the data's own reasons come from
+    `eval.known_data.data_reasons`."""
     reasons = []
     if n_used < n_total:
         reasons.append(f"--limit {args.limit}: {n_used} of {n_total} instances scored")
     if args.skip_judge:
         reasons.append(f"--skip-judge: {unscored} not scored")
-    if expected_sha256 is None:
-        reasons.append(f"manifest.json has no {manifest_entry}, so the data cannot be identified")
-    elif expected_sha256 != sha256:
-        reasons.append(f"the data's SHA-256 differs from manifest.json's {manifest_entry}")
     return reasons
 
 

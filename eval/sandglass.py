@@ -7,7 +7,7 @@ language and per target kind. It reuses the InstTrans loaders, prediction rules 
 syllable counter (SPEC §8), Judge client and cache (SPEC §10) and atomic outputs (SPEC §11).
 
 Decisions the card leaves open are written in the README's Sandglass section: a missing
-prediction counts as 0 syllables (dev 1.0, reward 0, quality 0) and stays in every denominator
+prediction counts as 0 syllables (dev 1.0, reward 0; quality 0 with the Judge, null without) and stays in every denominator
 (slope and quality gaps included); ±1 syllable wins over dev ≥ 50% for tiny targets; `round` is
 Python's (half to even), as in the original scripts.
 """
@@ -25,7 +25,7 @@ from eval.cli import LoadedData, load_data, start_run
 from eval.data import LANGUAGE_NAMES as CHINESE_LANGUAGE_NAMES
 from eval.data import read_jsonl_objects
 from eval.errors import ConfigError, DataError
-from eval.manifest import recorded_sha256
+from eval.known_data import data_reasons, identify, signature_part
 from eval.metrics import headline
 from eval.predictions import is_missing, predictions_block
 from eval.prompts import delimited_block, delimiter_tag
@@ -91,16 +91,21 @@ def add_benchmark_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def resolve_benchmark(args: argparse.Namespace) -> str:
-    """`insttrans` or `sandglass`. Auto: the first row's shape (a file) or the name (a hub dataset).
+    """`insttrans` or `sandglass`. Auto: the first row's shape (a file, a snapshot's data file, the
+    hub's cached file), else the name (a hub dataset not in the local cache).
 
     Anything unreadable falls back to `insttrans`, whose loader then reports the problem exactly
     as it always has.
     """
     if args.benchmark != "auto":
         return args.benchmark
-    if args.dataset and not Path(args.dataset).is_file():
-        return "sandglass" if "sandglass" in args.dataset.lower() else "insttrans"
-    path = Path(args.dataset) if args.dataset else args.data
+    path = args.data
+    if args.dataset:
+        from eval.hub import resolve_data_file
+
+        path = resolve_data_file(args.dataset)  # a file, a snapshot's data file, the hub's cached file
+        if path is None or path.suffix != ".jsonl":
+            return "sandglass" if "sandglass" in args.dataset.lower() else "insttrans"
     if path is None:
         return "insttrans"
     try:
@@ -110,13 +115,16 @@ def resolve_benchmark(args: argparse.Namespace) -> str:
     return "sandglass" if entries and looks_like_sandglass(entries[0][1]) else "insttrans"
 
 
-def validate_sandglass_rows(located_rows: list[tuple[str, object]]) -> list[dict]:
-    """Every row's schema and target, unique case_ids, one source and duration per uuid."""
+def validate_sandglass_rows(located_rows: list[tuple[str, object]]) -> tuple[list[dict], list[dict]]:
+    """(rows, warnings): every row's schema, unique case_ids; a uuid whose rows disagree on source
+    or duration is a data warning (SPEC §9), like every check beyond the schema."""
+    from eval.data import data_warning
+
     seen: dict[str, str] = {}
     first_of_uuid: dict[str, tuple[str, dict]] = {}
-    rows = []
+    rows, warnings = [], []
     for where, row in located_rows:
-        validate_sandglass_row(row, where)
+        messages = validate_sandglass_row(row, where)
         case_id, meta = row["case_id"], row["metadata"]
         if case_id in seen:
             raise DataError(f"{where}: duplicate case_id {case_id!r} (first at {seen[case_id]})",
@@ -124,18 +132,19 @@ def validate_sandglass_rows(located_rows: list[tuple[str, object]]) -> list[dict
         seen[case_id] = where
         if meta["uuid"] in first_of_uuid:
             first_where, first = first_of_uuid[meta["uuid"]]
-            for name in ("source", "duration"):
-                if meta[name] != first[name]:
-                    raise DataError(f"{where}: metadata.{name} of uuid {meta['uuid']!r} differs from {first_where}",
-                                    "the rows of one subtitle line share its source and duration")
+            messages += [f"metadata.{name} of uuid {meta['uuid']!r} differs from {first_where}; each row is "
+                         "scored with its own" for name in ("source", "duration") if meta[name] != first[name]]
         else:
             first_of_uuid[meta["uuid"]] = (where, meta)
         rows.append(row)
-    return rows
+        warnings += [data_warning(case_id, where, message) for message in messages]
+    return rows, warnings
 
 
-def validate_sandglass_row(row: object, where: str) -> None:
-    """Raise DataError naming `where` and the rule when a row breaks the card's schema."""
+def validate_sandglass_row(row: object, where: str) -> list[str]:
+    """Raise DataError naming `where` and the rule when a row breaks the release schema (types,
+    required fields, known languages, kinds and roles, a target that can divide); return the data
+    warnings of the checks beyond it (docs/release.md classifies each)."""
 
     def fail(rule: str, hint: str = "fix the row so that it follows the Sandglass row schema") -> None:
         raise DataError(f"{where}: {rule}", hint)
@@ -150,8 +159,8 @@ def validate_sandglass_row(row: object, where: str) -> None:
     if not isinstance(row["case_id"], str) or not row["case_id"].strip():
         fail("case_id must be a non-empty string")
     messages = row["prompt"]
-    if not isinstance(messages, list) or not messages:
-        fail("prompt must be a non-empty list of chat messages", 'write [{"role": "user", "content": "..."}]')
+    if not isinstance(messages, list):
+        fail("prompt must be a list of chat messages", 'write [{"role": "user", "content": "..."}]')
     for index, message in enumerate(messages):
         if (not isinstance(message, dict) or message.get("role") not in MESSAGE_ROLES
                 or not isinstance(message.get("content"), str)):
@@ -161,37 +170,50 @@ def validate_sandglass_row(row: object, where: str) -> None:
     meta = row["metadata"]
     if not isinstance(meta, dict):
         fail("metadata must be an object")
-    for name in ("uuid", "source"):
-        if not isinstance(meta.get(name), str) or not meta[name].strip():
-            fail(f"metadata.{name} must be a non-empty string")
-    if not isinstance(meta.get("fenqu"), str):
-        fail("metadata.fenqu must be a string")
+    for name in ("uuid", "source", "fenqu"):
+        if not isinstance(meta.get(name), str):
+            fail(f"metadata.{name} must be a string")
     for name in ("summary", "up_context", "down_context"):
         if meta.get(name) is not None and not isinstance(meta[name], str):
             fail(f"metadata.{name} must be a string or null")
     duration = meta.get("duration")
-    if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration) \
-            or duration <= 0:
-        fail(f"metadata.duration must be a number of seconds > 0, got {duration!r}")
+    if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration):
+        fail(f"metadata.duration must be a number of seconds, got {duration!r}")
     lang, kind = meta.get("target_language"), meta.get("target_kind")
     if lang not in SPEECH_RATES:
         fail(f"metadata.target_language {lang!r} is not one of {', '.join(SPEECH_RATES)}")
     if kind not in TARGET_KINDS:
         fail(f"metadata.target_kind {kind!r} is not one of {', '.join(TARGET_KINDS)}")
     target = meta.get("target_syllables")
-    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+    if isinstance(target, bool) or not isinstance(target, int) or target < 1:  # dev divides by it
         fail(f"metadata.target_syllables must be a positive integer, got {target!r}")
-    expected = target_syllables(duration, lang)[kind]
-    if target != expected:
-        fail(f"metadata.target_syllables is {target}, but the {kind} target of a {duration:g} s line in {lang} "
-             f"is {expected}",
-             f"anchor = duration × {SPEECH_RATES[lang]} syllables/s; short round(0.75 × anchor) (−1 if equal to "
-             "natural), natural round(anchor), long round(1.25 × anchor) (+1 if equal to natural)")
+    return sandglass_row_warnings(row)
+
+
+def sandglass_row_warnings(row: dict) -> list[str]:
+    """The checks beyond the schema on a row that meets it; the row is then scored as given (its
+    recorded target, its own fields), which is what the original metric code does."""
+    meta, messages = row["metadata"], row["prompt"]
+    lang, kind, target, duration = meta["target_language"], meta["target_kind"], meta["target_syllables"], meta["duration"]
+    warnings = []
+    if not messages:
+        warnings.append("prompt has no chat message")
+    for name in ("uuid", "source"):
+        if not meta[name].strip():
+            warnings.append(f"metadata.{name} is empty")
+    if duration <= 0:
+        warnings.append(f"metadata.duration is {duration!r}, not a number of seconds > 0")
+    else:
+        expected = target_syllables(duration, lang)[kind]
+        if target != expected:
+            warnings.append(f"metadata.target_syllables is {target}, but the {kind} target of a {duration:g} s line "
+                            f"in {lang} is {expected}; the recorded target is scored")
     if row["case_id"] != f"{meta['uuid']}:{lang}:{kind}":
-        fail(f"case_id {row['case_id']!r} is not uuid:target_language:target_kind "
-             f"({meta['uuid']}:{lang}:{kind})")
-    if not any(meta["source"] in message["content"] for message in messages):
-        fail("metadata.source does not occur in the prompt", "the prompt must show the subtitle to translate")
+        warnings.append(f"case_id {row['case_id']!r} is not uuid:target_language:target_kind "
+                        f"({meta['uuid']}:{lang}:{kind})")
+    if messages and not any(meta["source"] in message["content"] for message in messages):
+        warnings.append("metadata.source does not occur in the prompt")
+    return warnings
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,15 +326,17 @@ def syllable_reward(hyp_syllables: int, target: int) -> float:
 
 
 def score_item(row: dict, prediction: str | None, hyp_syllables: int | None, quality: float | None) -> dict:
-    """One scores.jsonl row. A missing prediction counts 0 syllables and quality 0.
+    """One scores.jsonl row. A missing prediction counts 0 syllables (and, with the Judge, quality 0).
 
-    `quality` is None when the Judge was skipped; then `score` is None too (except when missing).
+    `quality` is None when the Judge was skipped; then quality, score and judge_error are null for
+    every item, missing ones included, as in the original metric code.
     """
     meta = row["metadata"]
     target = meta["target_syllables"]
     missing = is_missing(prediction)
     if missing:
-        hyp_syllables, quality = 0, 0.0
+        hyp_syllables = 0
+        quality = None if quality is None else 0.0
     signed = (hyp_syllables - target) / target
     dev = abs(signed)
     reward = 0.0 if missing else syllable_reward(hyp_syllables, target)
@@ -356,10 +380,6 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def _exact_dev(item: dict) -> float:
-    return item["abs_diff"] / item["target_syllables"]
-
-
 def ols_slope(points: list[tuple[float, float]]) -> float | None:
     """Least-squares slope of y on x; None when every x is the same."""
     mean_x = sum(x for x, _ in points) / len(points)
@@ -390,10 +410,12 @@ def controllability_slope(items: list[dict]) -> tuple[float | None, int]:
 
 
 def quality_gap(items: list[dict], kind: str) -> tuple[float | None, int]:
-    """(mean of quality[kind] − quality[natural], pairs) over (uuid, language) pairs with both rows."""
+    """(mean of quality[kind] − quality[natural], pairs) over the (uuid, language) groups that have
+    all three targets among `items`, as in the original metric code: a group cut by --limit or
+    partial data pairs nothing."""
     gaps = []
     for kinds in _by_line(items).values():
-        if kind in kinds and "natural" in kinds:
+        if all(name in kinds for name in TARGET_KINDS):
             first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
             gaps.append(None if first is None or natural is None else first - natural)
     return _mean(gaps), len(gaps)
@@ -408,7 +430,7 @@ def group_stats(items: list[dict]) -> dict:
     return {
         "n": n,
         "missing": sum(item["status"] == "missing" for item in items),
-        "mean_abs_dev": _round(_mean([_exact_dev(item) for item in items])),
+        "mean_abs_dev": _round(_mean([item["dev"] for item in items])),  # per-item dev, rounded, as the original
         "pm1": _round(sum(item["hit_pm1"] for item in items) / n),
         "dev_le_5": _round(sum(item["hit_strict5"] for item in items) / n),
         "dev_le_10": _round(sum(item["hit_10"] for item in items) / n),
@@ -469,31 +491,35 @@ def judge_quality(rows: list[dict], predictions: dict, settings, cache_path: Pat
     return {case_id: verdict["quality"] for (case_id, _), verdict in verdicts.items()}, block
 
 
-def signature(sha256: str, n: int, judge: dict | None) -> str:
-    """Every setting the numbers depend on: data, targets, Judge, prompt version, bootstrap, harness."""
+def signature(sha256: str, n: int, judge: dict | None, known_as: str | None = None) -> str:
+    """Every setting the numbers depend on: data (and which known set it is), targets, Judge, prompt
+    version, bootstrap, harness."""
     rates = ",".join(f"{lang}={rate}" for lang, rate in SPEECH_RATES.items())
-    return make_signature(sha256, n, judge, settings=(f"rates:{rates}",), benchmark="sandglass")
+    return make_signature(sha256, n, judge, settings=(signature_part(known_as), f"rates:{rates}"),
+                          benchmark="sandglass")
 
 
 def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: int, predictions: dict,
-                  items: list[dict], judge: dict | None, expected_sha256: str | None) -> dict:
+                  items: list[dict], judge: dict | None, manifest_path: Path) -> dict:
     """summary.json of a Sandglass run."""
-    reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected_sha256,
-                                 unscored="quality and score were", manifest_entry="sandglass entry")
+    known_as = identify(data.sha256, "sandglass", manifest_path)
+    reasons = non_formal_reasons(args, len(rows), len(data.rows), unscored="quality and score were")
+    reasons += data_reasons(data.sha256, len(data.rows), data.rows, "sandglass", manifest_path=manifest_path,
+                            identity=data.identity)
     summary = {
         "harness_version": __version__,
         "benchmark": "sandglass",
         "formal": not reasons,
         "non_formal_reasons": reasons,
-        "data": {"source": data.source, "sha256": data.sha256, "manifest_match": expected_sha256 == data.sha256,
-                 "n_instances": len(rows)},
+        "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
+                 "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(args.predictions, prediction_lines,
                                          sum(item["status"] == "missing" for item in items),
                                          [(predictions.get(row["case_id"]), "") for row in rows]),
         "targets": {"speech_rates": dict(SPEECH_RATES), "ratios": dict(LENGTH_RATIOS),
                     "rounding": "Python round (half to even); short -1 / long +1 when equal to natural"},
         "judge": judge,
-        "signature": signature(data.sha256, len(rows), judge),
+        "signature": signature(data.sha256, len(rows), judge, known_as),
         "score": headline(items, "score"),
         "syllable_reward": headline(items, "syllable_reward"),
         "quality": headline(items, "quality"),
@@ -573,10 +599,10 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
     items = []
     for row in rows:
         case_id = row["case_id"]
-        quality = qualities.get(case_id) if settings is not None else None
+        # with the Judge every prediction has its verdict; a missing one gets no call and quality 0
+        quality = None if settings is None else qualities.get(case_id, 0.0)
         items.append(score_item(row, predictions.get(case_id), syllables.get(case_id), quality))
-    summary = build_summary(args, data, rows, prediction_lines, predictions, items, judge,
-                            recorded_sha256("sandglass", manifest_path))
+    summary = build_summary(args, data, rows, prediction_lines, predictions, items, judge, manifest_path)
     write_results(args.output_dir, items, summary, report_markdown(summary),
                   None if args.quiet else console_table(summary))
     return 0
