@@ -69,6 +69,9 @@ _SANDGLASS_RELEASE_ID = re.compile(
     r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:(en|ja|es|ar):(short|natural|long)$")
 
 
+_DIFFERENCES_SHOWN = 8  # a reason stays one readable line; release_differences has them all
+
+
 def read_manifest(manifest_path: Path = MANIFEST_PATH) -> dict:
     """manifest.json as a dict; {} when it is missing or unreadable (then nothing is known)."""
     try:
@@ -154,7 +157,7 @@ def release_differences(rows: list[dict], benchmark: str, manifest_path: Path = 
                 if have != count:
                     differences.append(f"{key}.{name} {have:,} (release {count:,})")
         elif ours.get(key) != published:
-            differences.append(f"{key} {ours.get(key)} (release {published})")
+            differences.append(f"{key} {ours.get(key):,} (release {published:,})")
     return differences
 
 
@@ -181,8 +184,10 @@ def data_reasons(sha256: str, n_rows: int, rows: list[dict], benchmark: str, *,
     if looks_like_release(rows, benchmark, manifest_path):
         differences = release_differences(rows, benchmark, manifest_path)
         if differences:
+            shown = differences[:_DIFFERENCES_SHOWN]
+            more = len(differences) - len(shown)
             reasons.append("the data looks like the official release but differs from its published statistics: "
-                           + "; ".join(differences))
+                           + "; ".join(shown) + (f"; and {more} more" if more else ""))
         else:
             reasons.append("the data looks like the official release and matches its published statistics, but its "
                            "bytes differ (an edited or re-serialised file?)")
