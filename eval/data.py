@@ -11,23 +11,19 @@ import hashlib
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from eval.constraints import CONSTRAINT_KINDS
+from eval.constraints import CONSTRAINT_KINDS, CONSTRAINTS, line_states
+from eval.config import DataSource
 from eval.errors import DataError
+from eval.languages import CHINESE_NAMES
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data" / "test.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT / "data" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/InstTrans-Bench"
-
-# SPEC §2: language codes and the Chinese names used in prompts.
-LANGUAGE_NAMES: dict[str, str] = {
-    "zh": "中文", "en": "英语", "ja": "日语", "ko": "韩语", "vi": "越南语", "es": "西班牙语",
-    "de": "德语", "fr": "法语", "it": "意大利语", "pt": "葡萄牙语", "ru": "俄语", "ro": "罗马尼亚语",
-    "pl": "波兰语", "sv": "瑞典语", "nl": "荷兰语", "tr": "土耳其语", "id": "印尼语", "ms": "马来语",
-    "ar": "阿拉伯语", "fil": "菲律宾语", "th": "泰语", "hi": "印地语",
-}
 
 # SPEC §3: scenario -> its domains.
 SCENARIO_DOMAINS: dict[str, tuple[str, ...]] = {
@@ -56,7 +52,7 @@ def render_prompt(source_lang: str, target_lang: str, constraints: list[str], so
     """The one Chinese layout every bundled prompt uses (SPEC §5)."""
     numbered = "".join(f"{i}. {line}\n" for i, line in enumerate(constraints, 1))
     return (
-        f"请将以下{LANGUAGE_NAMES[source_lang]}文本翻译成{LANGUAGE_NAMES[target_lang]}，并满足以下要求：\n"
+        f"请将以下{CHINESE_NAMES[source_lang]}文本翻译成{CHINESE_NAMES[target_lang]}，并满足以下要求：\n"
         f"{numbered}只输出译文，不要添加任何解释。\n\n{SOURCE_MARKER}\n{source_text}"
     )
 
@@ -191,6 +187,40 @@ def load_rows_from_dataset(name: str, validate: Callable | None = None) -> list[
     return read_rows_from_dataset(name, validate).rows
 
 
+@dataclass(frozen=True)
+class LoadedData:
+    """The rows of a run, where they came from, and their identity (SPEC §9)."""
+
+    rows: list[dict]
+    source: str
+    sha256: str
+    warnings: tuple = ()     # data warnings {case_id, where, message} (SPEC §9)
+    identity: str = "file"   # "file": sha256 of the data file's bytes; "rows": canonical rows (no file)
+
+
+def load_data(source: DataSource, default_data: Path, default_dataset: str,
+              validate: Callable[[list[tuple[str, object]]], tuple[list[dict], list[dict]]]) -> LoadedData:
+    """Load and validate the rows `source` names (the benchmark gives its defaults and its row
+    validator). The data file's bytes are the identity whichever flag named it, a snapshot
+    directory and the hub's cached file included; only rows without a file fall back to the
+    canonical-rows hash (SPEC §9). Data warnings are shown in one line on stderr."""
+    if source.dataset:
+        name = source.dataset
+        loaded = read_rows_from_dataset(name, validate=validate)
+        if loaded.data_file is not None:
+            data = LoadedData(loaded.rows, f"dataset:{name}", file_sha256(loaded.data_file), loaded.warnings)
+        else:
+            data = LoadedData(loaded.rows, f"dataset:{name}", rows_sha256(loaded.rows), loaded.warnings, "rows")
+    else:
+        path = source.path or default_data
+        loaded = read_rows_from_file(path, validate=validate)
+        shown = str(path) if source.path or not path.is_relative_to(ROOT) else str(path.relative_to(ROOT))
+        data = LoadedData(loaded.rows, shown, file_sha256(path), loaded.warnings)
+    if data.warnings:
+        print(warnings_line(data.warnings), file=sys.stderr)
+    return data
+
+
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file's bytes, the data identity checked against manifest.json (SPEC §9)."""
     digest = hashlib.sha256()
@@ -246,7 +276,7 @@ def validate_row(row: object, where: str) -> list[str]:
     guarantees (SPEC §1: types, required fields, list alignment, known ids and codes); return the
     row's data warnings (every further check, `row_warnings`). docs/release.md classifies each."""
 
-    def fail(rule: str, hint: str = "fix the row; README.md, 'Data schema', lists every field and rule") -> None:
+    def fail(rule: str, hint: str = "fix the row; docs/data.md, 'The row schema', lists every field and rule") -> None:
         raise DataError(f"{where}: {rule}", hint)
 
     if not isinstance(row, dict):
@@ -258,8 +288,8 @@ def validate_row(row: object, where: str) -> list[str]:
     if not case_id.strip():
         fail("case_id is empty")
     for name in ("source_lang", "target_lang"):
-        if row[name] not in LANGUAGE_NAMES:
-            fail(f"{name} {row[name]!r} is not one of the 22 codes", f"use one of: {' '.join(LANGUAGE_NAMES)}")
+        if row[name] not in CHINESE_NAMES:
+            fail(f"{name} {row[name]!r} is not one of the 22 codes", f"use one of: {' '.join(CHINESE_NAMES)}")
     if row["scenario"] not in SCENARIO_DOMAINS:
         fail(f"scenario {row['scenario']!r} is unknown", f"use one of: {', '.join(SCENARIO_DOMAINS)}")
     if row["domain"] not in DOMAIN_SCENARIO:
@@ -373,11 +403,10 @@ SUBTITLE_SCENARIOS = ("pgc_subtitle", "ugc_subtitle")
 def bundled_row_problems(row: dict) -> list[str]:
     """What keeps a row from meeting the bundled set's conventions; empty when it meets them.
 
-    Beyond §1: no data warning (`row_warnings`); the prompt is the §5 layout and re-extracts to the row's fields; each line carries
-    its own id's keywords and no other id's; the §3 domain rules hold.
+    Beyond §1: no data warning (`row_warnings`); the prompt is the §5 layout and re-extracts to
+    the row's fields; each line carries its own id's keywords and no other id's; the §3 domain
+    rules hold.
     """
-    from eval.constraints import LINE_KEYWORDS
-
     problems = list(row_warnings(row))  # every data warning is a problem in the bundled set
     expected = render_prompt(row["source_lang"], row["target_lang"], row["constraints"], row["source_text"])
     if row["prompt"] != expected:
@@ -388,11 +417,11 @@ def bundled_row_problems(row: dict) -> list[str]:
     if source_text != row["source_text"]:
         problems.append("source_text differs from the §5 extraction of the prompt")
     for cid, line in zip(row["constraint_ids"], row["constraints"]):
-        own = LINE_KEYWORDS.get(cid, ())
-        if own and not any(keyword in line for keyword in own):
+        own = CONSTRAINTS[cid].keywords
+        if own and not line_states(line, cid):
             problems.append(f"the {cid} line carries none of its keywords {own}: {line!r}")
-        for other, keywords in LINE_KEYWORDS.items():
-            if other != cid and any(keyword in line for keyword in keywords):
+        for other in CONSTRAINTS:
+            if other != cid and line_states(line, other):
                 problems.append(f"the {cid} line carries a keyword of {other}: {line!r}")
     if row["domain"] in SCENARIO_DOMAINS["social"]:
         extra = [cid for cid in row["constraint_ids"] if cid not in SOCIAL_ONLY_IDS]

@@ -5,7 +5,8 @@ the bundled sets' from their files and the releases' from `OFFICIAL_RELEASES`, t
 facts). At run time this module only reads manifest.json: a data set is known when its identity
 equals one of those checksums; data that is not known but looks like a release (its row count, or
 Sandglass's release-style case_ids) is told what differs from the published statistics, so a
-truncated or edited download is obvious.
+truncated or edited download is obvious. Separate from the generator (eval/manifest.py), so that
+a run never imports build-time code.
 """
 
 from __future__ import annotations
@@ -72,16 +73,16 @@ _SANDGLASS_RELEASE_ID = re.compile(
 _DIFFERENCES_SHOWN = 8  # a reason stays one readable line; release_differences has them all
 
 
-def read_manifest(manifest_path: Path = MANIFEST_PATH) -> dict:
+def read_manifest(manifest_path: Path | None = None) -> dict:
     """manifest.json as a dict; {} when it is missing or unreadable (then nothing is known)."""
     try:
-        manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8"))
+        manifest = json.loads(Path(manifest_path or MANIFEST_PATH).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return manifest if isinstance(manifest, dict) else {}
 
 
-def known_sets(benchmark: str, manifest_path: Path = MANIFEST_PATH) -> dict[str, dict]:
+def known_sets(benchmark: str, manifest_path: Path | None = None) -> dict[str, dict]:
     """{known_as: manifest entry} of the sets manifest.json records for `benchmark`."""
     manifest = read_manifest(manifest_path)
     found = {}
@@ -94,7 +95,7 @@ def known_sets(benchmark: str, manifest_path: Path = MANIFEST_PATH) -> dict[str,
     return found
 
 
-def identify(sha256: str, benchmark: str, manifest_path: Path = MANIFEST_PATH) -> str | None:
+def identify(sha256: str, benchmark: str, manifest_path: Path | None = None) -> str | None:
     """"bundled", "official release", or None: the known set whose checksum `sha256` is."""
     for known_as, entry in known_sets(benchmark, manifest_path).items():
         if entry["sha256"] == sha256:
@@ -102,7 +103,7 @@ def identify(sha256: str, benchmark: str, manifest_path: Path = MANIFEST_PATH) -
     return None
 
 
-def release_statistics(benchmark: str, manifest_path: Path = MANIFEST_PATH) -> dict | None:
+def release_statistics(benchmark: str, manifest_path: Path | None = None) -> dict | None:
     """The release's entry as manifest.json records it (n_instances, statistics), or None."""
     return known_sets(benchmark, manifest_path).get(OFFICIAL_RELEASE)
 
@@ -129,7 +130,7 @@ def data_statistics(rows: list[dict], benchmark: str) -> dict:
             "target_languages": len({row["target_lang"] for row in rows})}
 
 
-def looks_like_release(rows: list[dict], benchmark: str, manifest_path: Path = MANIFEST_PATH) -> bool:
+def looks_like_release(rows: list[dict], benchmark: str, manifest_path: Path | None = None) -> bool:
     """The release's row count, or (Sandglass) every case_id in the release's uuid:lang:kind form."""
     release = release_statistics(benchmark, manifest_path)
     if release is None:
@@ -140,7 +141,7 @@ def looks_like_release(rows: list[dict], benchmark: str, manifest_path: Path = M
         _SANDGLASS_RELEASE_ID.match(row["case_id"]) for row in rows)
 
 
-def release_differences(rows: list[dict], benchmark: str, manifest_path: Path = MANIFEST_PATH) -> list[str]:
+def release_differences(rows: list[dict], benchmark: str, manifest_path: Path | None = None) -> list[str]:
     """What in `rows` differs from the release's published statistics: "name N (release M)" per
     count, rows first. Only the counts the release publishes are compared."""
     release = release_statistics(benchmark, manifest_path)
@@ -162,7 +163,7 @@ def release_differences(rows: list[dict], benchmark: str, manifest_path: Path = 
 
 
 def data_reasons(sha256: str, n_rows: int, rows: list[dict], benchmark: str, *,
-                 manifest_path: Path = MANIFEST_PATH, identity: str = "file") -> list[str]:
+                 manifest_path: Path | None = None, identity: str = "file") -> list[str]:
     """Why the data keeps a run from being formal (SPEC §9); [] for the whole of a known set.
 
     `n_rows` is the number of rows the data has (before --limit), `rows` those rows, `identity`
@@ -197,3 +198,11 @@ def data_reasons(sha256: str, n_rows: int, rows: list[dict], benchmark: str, *,
 def signature_part(known_as: str | None) -> str:
     """The signature's `known:` part (SPEC §9): bundled, official-release or none."""
     return f"known:{(known_as or 'none').replace(' ', '-')}"
+
+
+def recorded_sha256(section: str, manifest_path: Path | None = None) -> str | None:
+    """The data checksum manifest.json records in `section` ("data" or "sandglass"), if any."""
+    try:
+        return json.loads(Path(manifest_path or MANIFEST_PATH).read_text(encoding="utf-8"))[section]["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

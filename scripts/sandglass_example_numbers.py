@@ -1,6 +1,6 @@
 """Print the documented Sandglass numbers of the bundled example predictions, from real runs.
 
-    python scripts/sandglass_example_numbers.py
+    python -m scripts.sandglass_example_numbers
 
 Runs `evaluate.py` on data/sandglass/test.jsonl twice in a temporary directory: once with
 --skip-judge (the syllable table), once against the scripted local Judge of the tests
@@ -16,11 +16,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+import evaluate
+from tests.judge_server import JudgeServer
 
-import evaluate  # noqa: E402
-from judge_server import JudgeServer  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 PREDICTIONS = ROOT / "data" / "sandglass" / "example_predictions.jsonl"
 COLUMNS = (("n", "n"), ("mean\\|dev\\|", "mean_abs_dev"), ("±1", "pm1"), ("dev≤5%", "dev_le_5"),

@@ -9,6 +9,7 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
+from eval import known_data
 from eval.constraints import HTML_TAG, check_format_preserve, without_tags
 from eval.data import file_sha256
 from eval.sandglass import group_stats, quality_gap, score_item
@@ -95,7 +96,7 @@ def sandglass_files(tmp_path, monkeypatch):
     predictions = write_jsonl(tmp_path / "preds.jsonl", PREDICTIONS)
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"sandglass": {"sha256": file_sha256(data)}}), encoding="utf-8")
-    monkeypatch.setattr(evaluate, "MANIFEST_PATH", manifest)
+    monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
     return data, predictions, tmp_path / "out"
 
 

@@ -13,7 +13,8 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval import sandglass
-from eval.cli import load_data, run_cli
+from eval.benchmark import get_benchmark
+from eval.cli import benchmark_and_source, evaluate_parser, run_cli
 from eval.data import DEFAULT_DATA, file_sha256, rows_sha256
 from eval.hub import resolve_data_file
 from judge_server import JudgeServer
@@ -56,8 +57,13 @@ def hub_cache(hf_home: Path, bench: str, data: Path | None = None) -> Path:
 
 
 def loaded(bench: str, *flags: str):
-    args = evaluate.build_parser().parse_args(["--predictions", "p", "--output-dir", "o", *flags])
-    return sandglass.load_sandglass_data(args) if bench == "sandglass" else load_data(args)
+    """The LoadedData of a command line, through the CLI edge and the pipeline's loader."""
+    from eval.pipeline import load_benchmark_data
+
+    args = evaluate_parser().parse_args(["--predictions", "p", "--output-dir", "o", *flags])
+    benchmark, source = benchmark_and_source(args)
+    assert benchmark == bench
+    return load_benchmark_data(get_benchmark(benchmark), source)
 
 
 @pytest.mark.parametrize("bench", ["insttrans", "sandglass"])

@@ -136,15 +136,17 @@ def test_a_broken_predictions_file_stops_with_status_2_file_line_and_hint(tmp_pa
     assert not (out / "summary.json").exists()
 
 
-def test_a_failed_rerun_removes_the_previous_summary(tmp_path, capsys):
+def test_a_rerun_refused_before_it_starts_leaves_the_previous_result_as_it_was(tmp_path, capsys):
     status, out = run(tmp_path, [{"case_id": "r1", "prediction": "ok"}])
     assert status == 0 and (out / "summary.json").exists()
+    before = {name: (out / name).read_bytes() for name in ("summary.json", "scores.jsonl", "report.md")}
     data = tmp_path / "data.jsonl"
     broken = write_jsonl(tmp_path / "broken.jsonl", [{"case_id": "zzz", "prediction": "x"}])
-    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(broken),
-                                              "--output-dir", str(out), "--skip-judge", "--quiet"])
-    assert status == 2
-    assert not any((out / name).exists() for name in ("summary.json", "scores.jsonl", "report.md"))
+    for predictions in (broken, tmp_path / "misspelt.jsonl"):  # bad predictions; a typo in the path
+        status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions),
+                                                  "--output-dir", str(out), "--skip-judge", "--quiet"])
+        assert status == 2
+        assert {name: (out / name).read_bytes() for name in before} == before
 
 
 def test_a_bad_data_file_stops_with_status_2(tmp_path, capsys):
@@ -292,12 +294,9 @@ def test_a_local_file_has_the_same_identity_through_data_and_dataset(tmp_path):
     (None, 4, True, "--skip-judge: soft constraints and quality were not scored"),
 ])
 def test_each_reason_a_run_is_not_formal(limit, n_used, skip_judge, reason):
-    import argparse
+    from eval.provenance import run_reasons
 
-    from eval.report import non_formal_reasons
-
-    args = argparse.Namespace(limit=limit, skip_judge=skip_judge)
-    reasons = non_formal_reasons(args, n_used, 4, unscored="soft constraints and quality were")
+    reasons = run_reasons(n_used, 4, limit, None, skip_judge, unscored="soft constraints and quality were")
     if reason is None:
         assert reasons == []
     else:
