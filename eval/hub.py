@@ -51,20 +51,27 @@ def is_saved_to_disk(directory: Path) -> bool:
     return any((directory / marker).is_file() for marker in _SAVED_TO_DISK_MARKERS)
 
 
-def test_split_files(directory: Path) -> tuple[str, list[Path]]:
-    """(split, its data files) of a dataset-repository folder, as `datasets` resolves them: the
-    `test` split, else the only split (a repository whose single file is not named for a split)."""
+def test_split_files(directory: Path) -> tuple[str, list[Path], bool]:
+    """(split, its data files, whether `datasets` resolved them) of a dataset-repository folder.
+
+    `datasets`' own resolution first (README configs, file-name patterns): the `test` split, else
+    the only split. A release repository also holds code (`eval/` reads as a validation split to
+    those patterns) and manifest.json, so when that resolution fails or finds no test split, the
+    releases' own data file names are used."""
     from datasets import load_dataset_builder
 
-    data_files = load_dataset_builder(str(directory)).config.data_files or {}
-    if "test" in data_files:
-        split = "test"
-    elif len(data_files) == 1:
-        split = next(iter(data_files))
-    else:
-        raise DataError(f"dataset {directory}: no test split among {sorted(data_files) or 'no data files'}",
-                        f"point --data at the data file ({' or '.join(RELEASE_FILES)})")
-    return split, [Path(str(path)) for path in data_files[split]]
+    try:
+        data_files = load_dataset_builder(str(directory)).config.data_files or {}
+    except Exception:  # no data file datasets recognises, or code it takes for one
+        data_files = {}
+    split = "test" if "test" in data_files else next(iter(data_files)) if len(data_files) == 1 else None
+    if split is not None:
+        return split, [Path(str(path)) for path in data_files[split]], True
+    files = [directory / name for name in RELEASE_FILES if (directory / name).is_file()]
+    if len(files) != 1:
+        raise DataError(f"dataset {directory}: no test split, and no single {' or '.join(RELEASE_FILES)}",
+                        "point --data at the data file")
+    return "test", files, False
 
 
 def snapshot_data_file(directory: Path) -> Path | None:
@@ -72,9 +79,9 @@ def snapshot_data_file(directory: Path) -> Path | None:
     if is_saved_to_disk(directory):
         return None
     try:
-        _, files = test_split_files(directory)
-    except Exception:  # no data file datasets recognises: try the releases' own file names
-        files = [directory / name for name in RELEASE_FILES if (directory / name).is_file()]
+        _, files, _ = test_split_files(directory)
+    except DataError:
+        return None
     return files[0] if len(files) == 1 and files[0].is_file() else None
 
 
@@ -103,17 +110,27 @@ def load_test_split(name: str):
     if path.is_dir():
         if is_saved_to_disk(path):
             return _one_split(load_from_disk(str(path)), name), None
-        split, files = test_split_files(path)
-        return load_dataset(str(path), split=split), files[0] if len(files) == 1 else None
+        return _load_directory(path)
     try:
         dataset = load_dataset(name, split="test")
     except Exception:
         snapshot = cached_snapshot(name)
         if snapshot is None:
             raise
-        split, files = test_split_files(snapshot)
-        return load_dataset(str(snapshot), split=split), files[0] if len(files) == 1 else None
+        return _load_directory(snapshot)
     return dataset, resolve_data_file(name)
+
+
+def _load_directory(directory: Path):
+    """A snapshot folder's test split through `datasets`, and its data file (None if several)."""
+    from datasets import load_dataset
+
+    split, files, resolved = test_split_files(directory)
+    if resolved:
+        dataset = load_dataset(str(directory), split=split)
+    else:
+        dataset = load_dataset("json", data_files={"test": str(files[0])}, split="test")
+    return dataset, files[0] if len(files) == 1 else None
 
 
 def _one_split(loaded, name: str):

@@ -33,6 +33,15 @@ def snapshot_dir(tmp_path: Path, bench: str, data: Path | None = None) -> Path:
     (directory / RELEASE_FILE[bench]).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(data or BUNDLED[bench], directory / RELEASE_FILE[bench])
     (directory / "README.md").write_text("---\nlicense: cc-by-nc-4.0\n---\n# A dataset card\n", encoding="utf-8")
+    # the rest of a release repository: code (which datasets' patterns read as a validation split),
+    # manifest.json, and the metadata `hf download --local-dir` leaves
+    (directory / "eval").mkdir()
+    (directory / "eval" / "__init__.py").write_text('__version__ = "1.0"\n', encoding="utf-8")
+    (directory / "evaluate.py").write_text("print('the release scorer')\n", encoding="utf-8")
+    (directory / "manifest.json").write_text('{"data": {"sha256": "x"}}\n', encoding="utf-8")
+    metadata = directory / ".cache" / "huggingface" / "download" / RELEASE_FILE[bench]
+    metadata.parent.mkdir(parents=True)
+    metadata.with_name(metadata.name + ".metadata").write_text("0123\nabcd\n1.0\n", encoding="utf-8")
     return directory
 
 
