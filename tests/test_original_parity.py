@@ -124,3 +124,23 @@ def test_a_skip_judge_run_writes_null_for_the_missing_item(sandglass_files):
     items = list(scores.values())
     assert summary["mean_abs_dev"]["value"] == summary["overall"]["mean_abs_dev"] == round(
         sum(s["dev"] for s in items) / len(items), 6)
+
+
+def test_the_sandglass_numbers_quoted_in_the_docs_come_from_a_run(tmp_path):
+    """docs/release.md quotes `python -m scripts.sandglass_example_numbers`; a rerun must agree."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "out"
+    assert evaluate.main(["--data", str(root / "data" / "sandglass" / "test.jsonl"), "--predictions",
+                          str(root / "data" / "sandglass" / "example_predictions.jsonl"), "--output-dir", str(out),
+                          "--skip-judge", "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    text = (root / "docs" / "release.md").read_text(encoding="utf-8")
+    quoted = re.search(r"overall slope (\d\.\d{4}), ja (\d\.\d{4}), en (\d\.\d{4}), es (\d\.\d{4}),\s+ar "
+                       r"(\d\.\d{4}); mean\|dev\| (\d\.\d{4}) overall", text)
+    assert quoted, "docs/release.md no longer quotes the example numbers"
+    measured = [summary["overall"]["slope"]] + [summary["by_language"][lang]["slope"] for lang in ("ja", "en", "es", "ar")]
+    measured.append(summary["overall"]["mean_abs_dev"])
+    assert [f"{value:.4f}" for value in measured] == list(quoted.groups())
