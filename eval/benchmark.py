@@ -58,8 +58,9 @@ def get_benchmark(name: str) -> Benchmark:
 
 def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     """`insttrans` or `sandglass` from the data itself: the first row's shape (a file, a snapshot
-    directory's data file, the hub's cached file), else the name (a hub dataset not cached). Anything unreadable falls back to `insttrans`, whose loader then
-    reports the problem exactly as it always has."""
+    directory's data file, the hub's cached file), else the name (a hub dataset not cached).
+    Anything unreadable falls back to `insttrans`, whose loader then reports the problem exactly
+    as it always has."""
     from eval.data import read_jsonl_objects
     from eval.errors import DataError
     from eval.sandglass.rows import looks_like_sandglass
