@@ -177,9 +177,23 @@ def read_rows_from_dataset(name: str, validate: Callable | None = None) -> DataR
     if not located:
         raise DataError(f"dataset {name}: the test split is empty", "check the dataset name")
     rows, warnings = (validate or validate_rows)(located)
-    if data_file is not None and not hub.file_holds_rows(data_file, rows):
+    if data_file is not None and not file_holds_rows(data_file, rows):
         data_file = None  # the cached file is not what datasets loaded: identify the rows themselves
     return DataRows(rows, tuple(warnings), data_file)
+
+
+def file_holds_rows(path: Path, rows: list[dict]) -> bool:
+    """Whether a JSONL file's case_ids are the loaded rows', in order: a hub cache that moved on
+    since `datasets` built its Arrow copy must not lend its identity to other rows. A file this
+    reader cannot check (not .jsonl, unreadable) keeps its identity."""
+    if path.suffix != ".jsonl":
+        return True
+    try:
+        entries = read_jsonl_objects(path)
+    except DataError:
+        return True
+    ids = [value.get("case_id") if isinstance(value, dict) else None for _, value in entries]
+    return ids == [row["case_id"] for row in rows]
 
 
 def load_rows_from_dataset(name: str, validate: Callable | None = None) -> list[dict]:

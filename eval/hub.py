@@ -142,19 +142,3 @@ def _one_split(loaded, name: str):
     if len(loaded) == 1:
         return next(iter(loaded.values()))
     raise DataError(f"dataset {name}: no test split among {sorted(loaded)}", "save the test split alone")
-
-
-def file_holds_rows(path: Path, rows: list[dict]) -> bool:
-    """Whether a JSONL file's case_ids are the loaded rows', in order: a hub cache that moved on
-    since `datasets` built its Arrow copy must not lend its identity to other rows. A file this
-    reader cannot check (not .jsonl, unreadable) keeps its identity."""
-    if path.suffix != ".jsonl":
-        return True
-    from eval.data import read_jsonl_objects
-
-    try:
-        entries = read_jsonl_objects(path)
-    except DataError:
-        return True
-    ids = [value.get("case_id") if isinstance(value, dict) else None for _, value in entries]
-    return ids == [row["case_id"] for row in rows]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from eval import __version__
-from eval.benchmark import Benchmark, get_benchmark
+from eval.benchmark import Benchmark
+from eval.benchmarks import get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.data import LoadedData, load_data
 from eval.errors import ConfigError

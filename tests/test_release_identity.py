@@ -13,7 +13,7 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval import sandglass
-from eval.benchmark import get_benchmark
+from eval.benchmarks import get_benchmark
 from eval.cli import benchmark_and_source, evaluate_parser, run_cli
 from eval.data import DEFAULT_DATA, file_sha256, rows_sha256
 from eval.hub import resolve_data_file
