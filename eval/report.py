@@ -33,7 +33,8 @@ def run_lines(summary: dict, unit: str) -> list[str]:
     data, predictions = summary["data"], summary["predictions"]
     lines = [f"- Run: {run_status(summary)}", f"- Signature: `{summary['signature']}`",
              f"- Data: {data['source']} ({data['n_instances']} {unit}, sha256 {data['sha256'][:12]}, "
-             f"manifest match: {data['manifest_match']})",
+             f"known as: {data.get('known_as') or 'not a known data set'}"
+             + (f", {len(data['warnings'])} data warnings" if data.get("warnings") else "") + ")",
              f"- Predictions: {predictions['path']} ({predictions['rows']} lines, "
              f"{predictions['missing']} {unit} missing)"]
     notice = missing_notice(summary)
