@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     scores = [score_instance(row, predictions.get(row["case_id"]), judge_results.get(row["case_id"]), args.rule_set)
               for row in rows]
     summary = build_summary(args, data, rows, predictions, prediction_lines, scores, judge_block)
-    write_results(args.output_dir, scores, summary, report_markdown(summary),
+    write_results(args.output_dir, scores, summary, report_markdown(summary, scores),
                   None if args.quiet else console_table(summary))
     return 0
 
@@ -95,7 +95,7 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
                  "n_instances": len(rows)},
         "predictions": predictions_block(
             args.predictions, prediction_lines, sum(score["status"] == "missing" for score in scores),
-            [(predictions.get(row["case_id"]), row["source_text"]) for row in rows]),
+            [(predictions.get(row["case_id"]), row["source_text"]) for row in rows], [row["case_id"] for row in rows]),
         "rule_set": args.rule_set,
         "judge": judge_block,
         "signature": make_signature(data.sha256, len(rows), judge_block, settings=(f"rules:{args.rule_set}",)),

@@ -116,8 +116,9 @@ def headline_cell(metric: dict) -> str:
     return f"{metric['value']:.4f} [{low:.4f}, {high:.4f}]"
 
 
-def report_markdown(summary: dict) -> str:
-    """report.md: headline numbers, the run's status and signature, and the breakdown tables."""
+def report_markdown(summary: dict, scores: list[dict] | None = None) -> str:
+    """report.md: headline numbers, the run's status and signature, the breakdown tables, and
+    with `scores` the failures section (SPEC §11)."""
     lines = ["# InstTrans-Bench evaluation report", ""]
     status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
     lines += [f"- Run: {status}", f"- Signature: `{summary['signature']}`",
@@ -149,6 +150,10 @@ def report_markdown(summary: dict) -> str:
     diagnostics = summary["predictions"]["diagnostics"]
     lines += ["", "## Prediction diagnostics (no effect on scores)", ""]
     lines += [f"- {name.replace('_', ' ')}: {count}" for name, count in diagnostics.items()]
+    if scores is not None:
+        from eval.failures import failures, failures_markdown
+
+        lines += failures_markdown(failures(scores, summary))
     return "\n".join(lines) + "\n"
 
 

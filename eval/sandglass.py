@@ -489,7 +489,8 @@ def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: in
                  "n_instances": len(rows)},
         "predictions": predictions_block(args.predictions, prediction_lines,
                                          sum(item["status"] == "missing" for item in items),
-                                         [(predictions.get(row["case_id"]), "") for row in rows]),
+                                         [(predictions.get(row["case_id"]), "") for row in rows],
+                                         [row["case_id"] for row in rows]),
         "targets": {"speech_rates": dict(SPEECH_RATES), "ratios": dict(LENGTH_RATIOS),
                     "rounding": "Python round (half to even); short -1 / long +1 when equal to natural"},
         "judge": judge,
@@ -523,7 +524,8 @@ def _table(title: str, groups: dict[str, dict]) -> list[str]:
     return lines
 
 
-def report_markdown(summary: dict) -> str:
+def report_markdown(summary: dict, items: list[dict] | None = None) -> str:
+    """report.md of a Sandglass run; with `items` it ends with the failures section (SPEC §11)."""
     status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
     lines = ["# Sandglass-Bench evaluation report", "",
              f"- Run: {status}", f"- Signature: `{summary['signature']}`",
@@ -542,6 +544,10 @@ def report_markdown(summary: dict) -> str:
     diagnostics = summary["predictions"]["diagnostics"]
     lines += ["", "## Prediction diagnostics (no effect on scores)", ""]
     lines += [f"- {name.replace('_', ' ')}: {count}" for name, count in diagnostics.items()]
+    if items is not None:
+        from eval.failures import failures, failures_markdown
+
+        lines += failures_markdown(failures(items, summary))
     return "\n".join(lines) + "\n"
 
 
@@ -577,6 +583,6 @@ def evaluate_sandglass(args: argparse.Namespace, manifest_path: Path) -> int:
         items.append(score_item(row, predictions.get(case_id), syllables.get(case_id), quality))
     summary = build_summary(args, data, rows, prediction_lines, predictions, items, judge,
                             recorded_sha256("sandglass", manifest_path))
-    write_results(args.output_dir, items, summary, report_markdown(summary),
+    write_results(args.output_dir, items, summary, report_markdown(summary, items),
                   None if args.quiet else console_table(summary))
     return 0
