@@ -38,10 +38,16 @@ def _fallback(detail: dict) -> str:
     return json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
 
 
+def _not_json(error: str, starts: str | None) -> str:
+    """`prediction is not JSON: Expecting value ...` as `not JSON (Expecting value ...)`."""
+    cause = error.removeprefix("prediction is not JSON: ")
+    text = f"not JSON ({cause})" if cause != error else error
+    return text + (f", prediction starts {starts!r}" if starts else "")
+
+
 def _json_part(part: dict) -> str:
     if part.get("error"):
-        starts = part.get("prediction_starts")
-        return f"JSON: {part['error']}" + (f" (prediction starts {starts!r})" if starts else "")
+        return "JSON: " + _not_json(part["error"], part.get("prediction_starts"))
     pieces = []
     if part.get("missing_paths"):
         pieces.append(f"missing key {_listed(part['missing_paths'])}"
@@ -92,8 +98,7 @@ def _format_preserve(detail: dict) -> str:
 
 def _syllable_order(detail: dict) -> str:
     if detail.get("error"):
-        starts = detail.get("prediction_starts")
-        return detail["error"] + (f" (prediction starts {starts!r})" if starts else "")
+        return _not_json(detail["error"], detail.get("prediction_starts"))
     if "concordance" in detail:
         counts = ",".join(str(count) for count in detail.get("counts", []))
         durations = ",".join(f"{value:g}" for value in detail.get("durations", []))

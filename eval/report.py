@@ -14,7 +14,7 @@ from pathlib import Path
 from eval import __version__
 from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
-OUTPUT_FILES = ("summary.json", "report.md", "scores.jsonl")
+OUTPUT_FILES = ("summary.json", "report.md", "report.html", "scores.jsonl")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -97,10 +97,13 @@ def write_results(output_dir: Path, scores: list[dict], summary: dict, report: s
     the table unless it is None (--quiet)."""
     write_atomic(output_dir / "scores.jsonl", "".join(jsonl_line(score) for score in scores))
     write_atomic(output_dir / "report.md", report)
+    from eval.report_html import render_report_html
+
+    write_atomic(output_dir / "report.html", render_report_html(summary, scores))
     write_atomic(output_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     if table is not None:
         print(table)
-        print(f"wrote {output_dir / 'scores.jsonl'}, summary.json and report.md")
+        print(f"wrote {output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
 
 
 def _fmt(value: float | None) -> str:
