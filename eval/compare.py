@@ -406,7 +406,11 @@ def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
                 pair = kinds.setdefault(entry_a["id"], ([], []))
                 pair[0].append(float(entry_a["score"]))
                 pair[1].append(float(entry_b["score"]))
-    return {kind: agreement(labels_a, labels_b) for kind, (labels_a, labels_b) in kinds.items()}
+    from eval.constraints import CONSTRAINT_KINDS
+
+    order = ["quality", *CONSTRAINT_KINDS]
+    ranked = sorted(kinds, key=lambda kind: order.index(kind) if kind in order else len(order))
+    return {kind: agreement(*kinds[kind]) for kind in ranked}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,13 +424,19 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
     or unpaired rows unless `force` (then the differences are recorded)."""
     check = signature_check(a, b)
     paired, pairing = pair_case_ids(a, b)
-    if not check["compatible"] and not force:
-        raise CompareError(f"{a.name} and {b.name} are not comparable: {describe_differences(check['differences'])}",
-                           "compare runs of the same data, rules, Judge and harness version "
-                           "(--force compares anyway and records the differences)")
-    if (pairing["only_in_a"] or pairing["only_in_b"]) and not force:
-        raise CompareError(f"{a.name} and {b.name} do not pair up: {describe_pairing(pairing, a, b)}",
-                           "both runs must score the same instances (--force compares the common ones)")
+    unpaired = bool(pairing["only_in_a"] or pairing["only_in_b"])
+    if (not check["compatible"] or unpaired) and not force:
+        problems, hints = [], []
+        if not check["compatible"]:
+            problems.append(describe_differences(check["differences"]))
+            hints.append("compare runs of the same data, rules, Judge and harness version")
+        if unpaired:
+            problems.append(f"they do not pair up: {describe_pairing(pairing, a, b)}")
+            hints.append("both runs must score the same instances")
+        hint = "; ".join(hints) + " (--force compares the common instances anyway and records the differences)"
+        if check["judge_only"] and not unpaired and same_predictions(a, b, paired)[0]:
+            hint = "the same predictions under two Judges: --force reports the Judges' agreement"
+        raise CompareError(f"{a.name} and {b.name} are not comparable: " + "; ".join(problems), hint)
     if not paired:
         raise CompareError(f"{a.name} and {b.name} have no case_id in common", "compare runs of the same data")
     if a.benchmark == "sandglass":
@@ -439,7 +449,7 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
         metrics = paired_statistics(metrics_units, resamples, seed)
         by_constraint = paired_statistics(constraint_units, resamples, seed)
     result = {"a": a.name, "b": b.name, "signature_check": check, "pairing": pairing,
-              "forced": force and (not check["compatible"] or bool(pairing["only_in_a"] or pairing["only_in_b"])),
+              "forced": force and (not check["compatible"] or unpaired),
               "metrics": metrics, "by_constraint": by_constraint, "judge_agreement": None}
     same, how = same_predictions(a, b, paired)
     result["same_predictions"] = {"same": same, "by": how}
