@@ -265,6 +265,25 @@ def sandglass_units(a: Run, b: Run, case_ids: list[str]) -> tuple[dict[str, Unit
     return items, line_metrics
 
 
+SANDGLASS_LANGUAGE_METRICS = ("score", "syllable_reward", "quality", "mean_abs_dev")
+
+
+def sandglass_language_units(a: Run, case_ids: list[str], items: dict[str, UnitValues]) -> dict[str, UnitValues]:
+    """`language/metric` units: the item metrics restricted to one target language (weight 0
+    elsewhere), so the per-language deltas share the overall resamples."""
+    languages: list[str] = []
+    for cid in case_ids:
+        if a.scores[cid]["target_language"] not in languages:
+            languages.append(a.scores[cid]["target_language"])
+    units = {}
+    for lang in languages:
+        mask = [1.0 if a.scores[cid]["target_language"] == lang else 0.0 for cid in case_ids]
+        for metric in SANDGLASS_LANGUAGE_METRICS:
+            if metric in items:
+                units[f"{lang}/{metric}"] = UnitValues(items[metric].a, items[metric].b, mask)
+    return units
+
+
 def _sandglass_lines(run: Run, case_ids: list[str]) -> dict[tuple[str, str], dict]:
     """Per (uuid, language): the OLS slope of output on target syllables (all three targets) and
     the quality gaps short − natural and long − natural, as the card defines them."""
@@ -439,18 +458,34 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
         raise CompareError(f"{a.name} and {b.name} are not comparable: " + "; ".join(problems), hint)
     if not paired:
         raise CompareError(f"{a.name} and {b.name} have no case_id in common", "compare runs of the same data")
+    # Metrics over the same units share one set of resamples: one weight and one sign matrix.
     if a.benchmark == "sandglass":
-        metrics_units, line_units = sandglass_units(a, b, paired)
-        metrics = paired_statistics(metrics_units, resamples, seed)
+        item_units, line_units = sandglass_units(a, b, paired)
+        language_units = sandglass_language_units(a, paired, item_units)
+        joint = paired_statistics({**{("metrics", name): unit for name, unit in item_units.items()},
+                                   **{("by_language", name): unit for name, unit in language_units.items()}},
+                                  resamples, seed)
+        metrics = {name: stats for (group, name), stats in joint.items() if group == "metrics"}
         metrics.update(paired_statistics(line_units, resamples, seed))
+        by_language: dict | None = {}
+        for (group, name), stats in joint.items():
+            if group == "by_language":
+                lang, metric = name.split("/", 1)
+                by_language.setdefault(lang, {})[metric] = stats
         by_constraint = {}
     else:
         metrics_units, constraint_units = insttrans_units(a, b, paired)
-        metrics = paired_statistics(metrics_units, resamples, seed)
-        by_constraint = paired_statistics(constraint_units, resamples, seed)
+        joint = paired_statistics({**{("metrics", name): unit for name, unit in metrics_units.items()},
+                                   **{("by_constraint", name): unit for name, unit in constraint_units.items()}},
+                                  resamples, seed)
+        metrics = {name: stats for (group, name), stats in joint.items() if group == "metrics"}
+        by_constraint = {name: stats for (group, name), stats in joint.items() if group == "by_constraint"}
+        by_language = None
     result = {"a": a.name, "b": b.name, "signature_check": check, "pairing": pairing,
               "forced": force and (not check["compatible"] or unpaired),
               "metrics": metrics, "by_constraint": by_constraint, "judge_agreement": None}
+    if by_language is not None:
+        result["by_language"] = by_language
     same, how = same_predictions(a, b, paired)
     result["same_predictions"] = {"same": same, "by": how}
     if same and check["judge_only"]:
@@ -499,10 +534,12 @@ def format_comparison(comparison: dict) -> list[str]:
                      f"{len(comparison['pairing']['only_in_b'])} only in B)")
     rows = [(name, stats) for name, stats in comparison["metrics"].items()]
     rows += [(f"  {name}", stats) for name, stats in comparison["by_constraint"].items()]
+    for lang, stats_of in (comparison.get("by_language") or {}).items():
+        rows += [(f"  {lang} {name}", stats) for name, stats in stats_of.items()]
     width = max([len(name) for name, _ in rows] + [6])
     lines.append(f"  {'metric':<{width}}  {'n':>5}  {'A':>8}  {'B':>8}  {'B − A':>8}  {'95% CI of B − A':>20}  {'p':>7}")
     for name, stats in rows:
-        note = "  (lower is better)" if name.strip() in LOWER_IS_BETTER else ""
+        note = "  (lower is better)" if name.split()[-1] in LOWER_IS_BETTER else ""
         interval = f"[{stats['ci95'][0]:+.4f}, {stats['ci95'][1]:+.4f}]"
         lines.append(f"  {name:<{width}}  {stats['n']:>5}  {stats['a']:>8.4f}  {stats['b']:>8.4f}  "
                      f"{stats['delta']:>+8.4f}  {interval:>20}  {stats['p_value']:>7.4f} {_mark(stats['p_value']):<2}{note}")

@@ -305,6 +305,11 @@ def test_the_cli_compares_real_runs_of_both_benchmarks(tmp_path, bench, predicti
     assert stats["a"] == pytest.approx(summary_a[headline]["value"], abs=1e-6)
     assert stats["delta"] < 0 and stats["p_value"] < 0.01
     assert f"{headline} " in done.stdout and "**" in done.stdout
+    if bench == "sandglass":  # per-language deltas, pooled exactly as the summary's tables
+        assert set(result["comparisons"][0]["by_language"]) == set(summary_a["by_language"])
+        for lang, by_metric in result["comparisons"][0]["by_language"].items():
+            assert by_metric[headline]["a"] == pytest.approx(summary_a["by_language"][lang][headline], abs=1e-6)
+        assert result["metrics"]["slope"]["a"] == pytest.approx(summary_a["overall"]["slope"], abs=1e-6)
 
 
 def test_the_cli_refuses_runs_of_different_benchmarks_with_exit_2(tmp_path):
