@@ -501,6 +501,8 @@ def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAUL
         raise CompareError("give at least two runs", "python -m eval.compare RUN_A RUN_B")
     if resamples < 100:
         raise CompareError(f"--resamples must be at least 100, got {resamples}", "the default is 10000")
+    if seed < 0:
+        raise CompareError(f"--seed must be a non-negative integer, got {seed}", f"the default is {DEFAULT_SEED}")
     runs = [load_run(path, name) for path, name in zip(paths, run_names(paths))]
     comparisons = [compare_runs(runs[0], run, seed, resamples, force) for run in runs[1:]]
     first = comparisons[0]

@@ -281,6 +281,12 @@ def _insttrans_page(summary: dict, scores: list[dict]) -> list[str]:
     parts.append("<h2>By target language</h2>")
     parts.append(bar_chart_svg(_language_bars(summary, scores, metric, field),
                                f"{metric} by target language, 95% bootstrap intervals"))
+    return parts
+
+
+def _insttrans_tables(summary: dict) -> list[str]:
+    """The breakdown tables, after the failures: the language-pair table alone is long."""
+    parts = ["<h2>Breakdowns</h2>"]
     for key, title in (("by_scenario", "scenario"), ("by_domain", "domain"), ("by_language_pair", "language pair"),
                        ("by_target_lang", "target language"), ("by_constraint_count", "constraints per instance")):
         groups = summary.get(key) or {}
@@ -355,6 +361,8 @@ def render_report_html(summary: dict, scores: list[dict]) -> str:
     sandglass = summary.get("benchmark") == "sandglass"
     parts = _sandglass_page(summary, scores) if sandglass else _insttrans_page(summary, scores)
     parts += _failures_html(failures(scores, summary))
+    if not sandglass:
+        parts += _insttrans_tables(summary)
     title = "Sandglass-Bench" if sandglass else "InstTrans-Bench"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)} report</title><meta name=\"viewport\" content=\"width=device-width\">"

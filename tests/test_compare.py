@@ -204,6 +204,13 @@ def test_the_systems_part_of_the_signature_may_differ(tmp_path):
     assert compare([a, b], resamples=200)["signature_check"]["compatible"]
 
 
+@pytest.mark.parametrize("settings,message", [({"resamples": 10}, "at least 100"), ({"seed": -1}, "non-negative")])
+def test_unusable_statistics_settings_are_refused(tmp_path, settings, message):
+    rows = rows_with([True, False])
+    with pytest.raises(CompareError, match=message):
+        compare([write_run(tmp_path / "a", rows), write_run(tmp_path / "b", rows)], **settings)
+
+
 def test_a_directory_that_is_not_a_run_is_refused(tmp_path):
     a = write_run(tmp_path / "a", rows_with([True]))
     with pytest.raises(CompareError, match="summary.json does not exist"):
