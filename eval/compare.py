@@ -593,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         result = compare(args.runs, seed=args.seed, resamples=args.resamples, force=args.force)
         print(format_report(result))
         if args.json:
-            from eval.report import write_atomic
+            from eval.outputs import write_atomic
 
             write_atomic(args.json, json.dumps(result, ensure_ascii=False, indent=2) + "\n")
             print(f"wrote {args.json}")

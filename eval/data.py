@@ -10,22 +10,18 @@ import hashlib
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from eval.constraints import CONSTRAINT_KINDS
+from eval.constraints import CONSTRAINT_KINDS, CONSTRAINTS, line_states
+from eval.config import DataSource
 from eval.errors import DataError
+from eval.languages import CHINESE_NAMES
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data" / "test.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT / "data" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/InstTrans-Bench"
-
-# SPEC §2: language codes and the Chinese names used in prompts.
-LANGUAGE_NAMES: dict[str, str] = {
-    "zh": "中文", "en": "英语", "ja": "日语", "ko": "韩语", "vi": "越南语", "es": "西班牙语",
-    "de": "德语", "fr": "法语", "it": "意大利语", "pt": "葡萄牙语", "ru": "俄语", "ro": "罗马尼亚语",
-    "pl": "波兰语", "sv": "瑞典语", "nl": "荷兰语", "tr": "土耳其语", "id": "印尼语", "ms": "马来语",
-    "ar": "阿拉伯语", "fil": "菲律宾语", "th": "泰语", "hi": "印地语",
-}
 
 # SPEC §3: scenario -> its domains.
 SCENARIO_DOMAINS: dict[str, tuple[str, ...]] = {
@@ -54,7 +50,7 @@ def render_prompt(source_lang: str, target_lang: str, constraints: list[str], so
     """The one Chinese layout every bundled prompt uses (SPEC §5)."""
     numbered = "".join(f"{i}. {line}\n" for i, line in enumerate(constraints, 1))
     return (
-        f"请将以下{LANGUAGE_NAMES[source_lang]}文本翻译成{LANGUAGE_NAMES[target_lang]}，并满足以下要求：\n"
+        f"请将以下{CHINESE_NAMES[source_lang]}文本翻译成{CHINESE_NAMES[target_lang]}，并满足以下要求：\n"
         f"{numbered}只输出译文，不要添加任何解释。\n\n{SOURCE_MARKER}\n{source_text}"
     )
 
@@ -163,6 +159,30 @@ def load_rows_from_dataset(name: str, validate: Callable | None = None) -> list[
     return (validate or validate_rows)(rows)
 
 
+@dataclass(frozen=True)
+class LoadedData:
+    """The rows of a run and where they came from."""
+
+    rows: list[dict]
+    source: str
+    sha256: str
+
+
+def load_data(source: DataSource, default_data: Path, default_dataset: str,
+              validate: Callable[[list[tuple[str, object]]], list[dict]]) -> LoadedData:
+    """Load and validate the rows `source` names (the benchmark gives its defaults and its row
+    validator). A local file is identified by its bytes whichever flag named it (SPEC §9)."""
+    if source.dataset:
+        name = source.dataset
+        rows = load_rows_from_dataset(name, validate=validate)
+        local_file = Path(name).is_file()
+        return LoadedData(rows, f"dataset:{name}", file_sha256(Path(name)) if local_file else rows_sha256(rows))
+    path = source.path or default_data
+    rows = load_rows_from_file(path, validate=validate)
+    shown = str(path) if source.path or not path.is_relative_to(ROOT) else str(path.relative_to(ROOT))
+    return LoadedData(rows, shown, file_sha256(path))
+
+
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file's bytes, the data identity checked against manifest.json (SPEC §9)."""
     digest = hashlib.sha256()
@@ -201,7 +221,7 @@ def validate_rows(located_rows: list[tuple[str, object]]) -> list[dict]:
 def validate_row(row: object, where: str) -> None:
     """Raise DataError naming `where` and the broken rule when a row breaks SPEC §1."""
 
-    def fail(rule: str, hint: str = "fix the row; README.md, 'Data schema', lists every field and rule") -> None:
+    def fail(rule: str, hint: str = "fix the row; docs/data.md, 'The row schema', lists every field and rule") -> None:
         raise DataError(f"{where}: {rule}", hint)
 
     if not isinstance(row, dict):
@@ -213,8 +233,8 @@ def validate_row(row: object, where: str) -> None:
     if not case_id.strip():
         fail("case_id is empty")
     for name in ("source_lang", "target_lang"):
-        if row[name] not in LANGUAGE_NAMES:
-            fail(f"{name} {row[name]!r} is not one of the 22 codes", f"use one of: {' '.join(LANGUAGE_NAMES)}")
+        if row[name] not in CHINESE_NAMES:
+            fail(f"{name} {row[name]!r} is not one of the 22 codes", f"use one of: {' '.join(CHINESE_NAMES)}")
     if row["scenario"] not in SCENARIO_DOMAINS:
         fail(f"scenario {row['scenario']!r} is unknown", f"use one of: {', '.join(SCENARIO_DOMAINS)}")
     if DOMAIN_SCENARIO.get(row["domain"]) != row["scenario"]:
@@ -271,7 +291,7 @@ def validate_row(row: object, where: str) -> None:
 
         if not glossary_terms(row):
             fail("a term_compliance row whose constraint lines yield no glossary term",
-                 "write the glossary as 术语对照：源→译、源→译 (README.md, 'Constraint lines and the prompt layout')")
+                 "write the glossary as 术语对照：源→译、源→译 (docs/protocol.md, 'Constraint lines and their keywords')")
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,8 +308,6 @@ def bundled_row_problems(row: dict) -> list[str]:
     Beyond §1: the prompt is the §5 layout and re-extracts to the row's fields; each line carries
     its own id's keywords and no other id's; the §3 domain rules hold.
     """
-    from eval.constraints import LINE_KEYWORDS
-
     problems = []
     expected = render_prompt(row["source_lang"], row["target_lang"], row["constraints"], row["source_text"])
     if row["prompt"] != expected:
@@ -300,11 +318,11 @@ def bundled_row_problems(row: dict) -> list[str]:
     if source_text != row["source_text"]:
         problems.append("source_text differs from the §5 extraction of the prompt")
     for cid, line in zip(row["constraint_ids"], row["constraints"]):
-        own = LINE_KEYWORDS.get(cid, ())
-        if own and not any(keyword in line for keyword in own):
+        own = CONSTRAINTS[cid].keywords
+        if own and not line_states(line, cid):
             problems.append(f"the {cid} line carries none of its keywords {own}: {line!r}")
-        for other, keywords in LINE_KEYWORDS.items():
-            if other != cid and any(keyword in line for keyword in keywords):
+        for other in CONSTRAINTS:
+            if other != cid and line_states(line, other):
                 problems.append(f"the {cid} line carries a keyword of {other}: {line!r}")
     if row["domain"] in SCENARIO_DOMAINS["social"]:
         extra = [cid for cid in row["constraint_ids"] if cid not in SOCIAL_ONLY_IDS]

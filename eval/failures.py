@@ -354,3 +354,8 @@ def failures_markdown(data: dict) -> list[str]:
             more = f" (+{entry['count'] - len(entry['case_ids'])} more)" if entry["count"] > len(entry["case_ids"]) else ""
             lines.append(f"- {label}: {entry['count']}" + (f": {shown}{more}" if shown else ""))
     return lines
+
+
+def failures_markdown_text(scores: list[dict], summary: dict) -> str:
+    """The failures section as text to append to report.md (both benchmarks; SPEC §11)."""
+    return "\n".join(failures_markdown(failures(scores, summary))) + "\n"

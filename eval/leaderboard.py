@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from eval.cli import run_cli
-    from eval.report import write_atomic
+    from eval.outputs import write_atomic
 
     def run(arguments: list[str] | None) -> int:
         args = build_parser().parse_args(arguments)

@@ -1,6 +1,6 @@
 """Time eval.compare at the official releases' scale (3,000 InstTrans / 3,600 Sandglass rows).
 
-    python scripts/bench_compare.py RUN_A RUN_B [--copies 10] [--resamples 10000]
+    python -m scripts.bench_compare RUN_A RUN_B [--copies 10] [--resamples 10000]
 
 Replicates the score rows of two finished runs `--copies` times (case_ids suffixed, summaries
 kept) into a temporary directory and times `compare` on the result: the number of rows, not
@@ -16,9 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from eval.compare import compare  # noqa: E402
+from eval.compare import compare
 
 
 def replicate(run: Path, target: Path, copies: int) -> Path:

@@ -1,6 +1,6 @@
 """Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
 
-    python scripts/bench_evaluate.py [--rows 3000] [--repeat 3]
+    python -m scripts.bench_evaluate [--rows 3000] [--repeat 3]
 
 The file is the bundled rows repeated with fresh case_ids, scored against the bundled example
 predictions under the same fresh ids; evaluate.py runs as a child process, as a user runs it.

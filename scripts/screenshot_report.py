@@ -1,6 +1,6 @@
 """Render report.html of the bundled example runs in headless Chromium and save PNG screenshots.
 
-    python scripts/screenshot_report.py [--out-dir DIR] [--chromium PATH] [--judge]
+    python -m scripts.screenshot_report [--out-dir DIR] [--chromium PATH] [--judge]
 
 Scores data/example_predictions.jsonl (InstTrans-Bench) and data/sandglass/example_predictions.jsonl
 (Sandglass-Bench) with --skip-judge, or with --judge against the scripted stand-in Judge

@@ -1,4 +1,4 @@
-"""Sandglass-Bench mode (issue 6): targets, validation, every metric on hand-computed examples,
+"""Sandglass-Bench: targets, validation, every metric on hand-computed examples,
 the bundled set and its generator, and evaluate.py / prepare_inputs.py end to end, offline and
 against the local Judge server."""
 
@@ -16,9 +16,11 @@ import evaluate
 import prepare_inputs
 from conftest import make_row, write_jsonl
 from eval import sandglass
-from eval.cli import run_cli
+from eval import known_data
+from eval.cli import benchmark_and_source, run_cli
+from eval.config import RunConfig
 from eval.data import file_sha256, load_rows_from_file
-from eval.errors import DataError
+from eval.errors import ConfigError, DataError
 from eval.sandglass import (controllability_slope, group_stats, quality_gap, render_judge_prompt, render_messages,
                             score_item, syllable_reward, target_syllables, validate_sandglass_rows)
 from judge_server import JudgeServer, Reply, candidate_of, default_handler
@@ -240,20 +242,24 @@ def test_duplicate_ids_and_inconsistent_lines_are_refused():
 # ---------------------------------------------------------------------------------------------
 
 def _args(**fields) -> argparse.Namespace:
-    return argparse.Namespace(**{"benchmark": "auto", "data": None, "dataset": None, **fields})
+    return argparse.Namespace(**{"benchmark": "auto", "data": None, "dataset": None, "limit": None, **fields})
+
+
+def resolve_benchmark(args: argparse.Namespace) -> str:
+    return benchmark_and_source(args)[0]
 
 
 def test_the_benchmark_is_recognised_from_the_first_row(tmp_path):
     sg = write_jsonl(tmp_path / "sg.jsonl", [make_sg_row()])
     it = write_jsonl(tmp_path / "it.jsonl", [make_row()])
-    assert sandglass.resolve_benchmark(_args(data=sg)) == "sandglass"
-    assert sandglass.resolve_benchmark(_args(dataset=str(sg))) == "sandglass"
-    assert sandglass.resolve_benchmark(_args(data=it)) == "insttrans"
-    assert sandglass.resolve_benchmark(_args()) == "insttrans"  # the default data file
-    assert sandglass.resolve_benchmark(_args(data=tmp_path / "absent.jsonl")) == "insttrans"  # its loader reports it
-    assert sandglass.resolve_benchmark(_args(data=it, benchmark="sandglass")) == "sandglass"
-    assert sandglass.resolve_benchmark(_args(dataset="IndexTeam/Sandglass-Bench")) == "sandglass"
-    assert sandglass.resolve_benchmark(_args(dataset="IndexTeam/InstTrans-Bench")) == "insttrans"
+    assert resolve_benchmark(_args(data=sg)) == "sandglass"
+    assert resolve_benchmark(_args(dataset=str(sg))) == "sandglass"
+    assert resolve_benchmark(_args(data=it)) == "insttrans"
+    assert resolve_benchmark(_args()) == "insttrans"  # the default data file
+    assert resolve_benchmark(_args(data=tmp_path / "absent.jsonl")) == "insttrans"  # its loader reports it
+    assert resolve_benchmark(_args(data=it, benchmark="sandglass")) == "sandglass"
+    assert resolve_benchmark(_args(dataset="IndexTeam/Sandglass-Bench")) == "sandglass"
+    assert resolve_benchmark(_args(dataset="IndexTeam/InstTrans-Bench")) == "insttrans"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,8 +284,8 @@ def test_the_judge_prompt_states_duration_and_budget_and_fences_the_candidate():
 # ---------------------------------------------------------------------------------------------
 
 def test_the_generator_rebuilds_the_bundled_files_byte_for_byte():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_sandglass.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "scripts.build_sandglass", "--check"],
+                            capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
 
 
@@ -353,7 +359,7 @@ def judged_files(tmp_path, monkeypatch):
     predictions = write_jsonl(tmp_path / "preds.jsonl", PREDICTIONS)
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"sandglass": {"sha256": file_sha256(data)}}), encoding="utf-8")
-    monkeypatch.setattr(evaluate, "MANIFEST_PATH", manifest)
+    monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
     return data, predictions, tmp_path / "out"
 
 
@@ -447,9 +453,9 @@ def test_only_the_default_rule_set_is_accepted_in_sandglass_mode(judged_files):
     data, predictions, out = judged_files
     assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
                                    "--skip-judge", "--quiet", "--rule-set", "original", "--benchmark", "sandglass"]) == 0
-    another_rule_set = argparse.Namespace(rule_set="strict")  # only "original" exists yet, so argparse cannot pass it
-    with pytest.raises(sandglass.ConfigError, match="InstTrans-Bench only"):
-        sandglass.evaluate_sandglass(another_rule_set, evaluate.MANIFEST_PATH)
+    another_rule_set = RunConfig("sandglass", predictions, out, rule_set="strict")
+    with pytest.raises(ConfigError, match="InstTrans-Bench only"):
+        sandglass.SANDGLASS.check_config(another_rule_set)
 
 
 def test_prepare_inputs_exports_only_ids_and_messages(tmp_path):
