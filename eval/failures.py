@@ -254,7 +254,8 @@ def _insttrans_failures(scores: list[dict], cap: int) -> dict:
             quality_known = False
         else:
             quality.append((score["case_id"], float(score["quality"]),
-                            "missing prediction" if score.get("status") == "missing" else ""))
+                            "missing prediction" if score.get("status") == "missing"
+                            else judge_note(score.get("quality_detail"))))
     soft_result = {}
     for cid, entries in soft.items():
         if entries is None:
