@@ -371,3 +371,61 @@ def test_the_cli_reports_judge_agreement_for_real_runs_under_two_judges(tmp_path
     assert quality["exact_match"] == pytest.approx((judged - marked) / judged, abs=1e-6)
     assert quality["confusion"]["0.5"] == {"1": marked}
     assert "Judge agreement" in done.stdout and "FORCED" in done.stdout
+
+
+# --- Sandglass runs constructed ---------------------------------------------------------------
+
+def sandglass_item(uuid: str, kind: str, target: int, output: int, quality: float | None = 1.0,
+                   hyp: str | None = None, lang: str = "en") -> dict:
+    dev = abs(output - target) / target
+    reward = 1.0 if abs(output - target) <= 1 or dev <= 0.05 else 0.0 if dev >= 0.5 else 1 - (dev - 0.05) / 0.45
+    return {"case_id": f"{uuid}:{lang}:{kind}", "uuid": uuid, "fenqu": "知识", "target_language": lang,
+            "target_kind": kind, "target_syllables": target, "duration": 2.0, "source": "字幕", "status": "ok",
+            "hyp": hyp if hyp is not None else f"{uuid} {kind} {output}", "hyp_syllables": output,
+            "abs_diff": abs(output - target), "dev": round(dev, 6), "signed_dev": 0.0, "syllable_reward": reward,
+            "hit_pm1": int(abs(output - target) <= 1), "hit_strict5": int(dev <= 0.05), "hit_10": int(dev <= 0.1),
+            "hit_20": int(dev <= 0.2), "quality": quality, "judge_error": 0,
+            "score": None if quality is None else (reward + quality) / 2}
+
+
+def write_sandglass_run(path: Path, items: list[dict], judge: dict | None = JUDGE) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    judged = judge is not None
+    overall = {"slope": 1.0, "q_gap_short": 0.0 if judged else None, "q_gap_long": 0.0 if judged else None,
+               **{name: 0.5 for name in ("pm1", "dev_le_5", "dev_le_10", "dev_le_20")}}
+    summary = {"benchmark": "sandglass", "formal": False, "non_formal_reasons": ["constructed"],
+               "data": {"source": "x", "sha256": "d" * 64, "n_instances": len(items), "manifest_match": False},
+               "predictions": {"path": "p.jsonl", "rows": len(items), "missing": 0, "diagnostics": {}},
+               "judge": judge, "signature": "bench:sandglass|" + signature(judge=judge, n=len(items)),
+               "overall": overall,
+               **{name: {"value": 0.5, "ci95": [0.4, 0.6]} for name in ("syllable_reward", "mean_abs_dev")},
+               **{name: {"value": 0.5 if judged else None, "ci95": None} for name in ("score", "quality")}}
+    (path / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    (path / "scores.jsonl").write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    return path
+
+
+def test_sandglass_slope_is_paired_per_line_with_a_known_delta(tmp_path):
+    targets = {"short": 10, "natural": 13, "long": 16}
+    tracking = [sandglass_item(f"u{i}", kind, target, target) for i in range(40) for kind, target in targets.items()]
+    flat = [sandglass_item(f"u{i}", kind, target, 13) for i in range(40) for kind, target in targets.items()]
+    result = compare([write_sandglass_run(tmp_path / "a", tracking), write_sandglass_run(tmp_path / "b", flat)],
+                     resamples=1000)
+    slope = result["metrics"]["slope"]
+    assert (slope["a"], slope["b"], slope["delta"], slope["n"]) == (1.0, 0.0, -1.0, 40)
+    assert slope["p_value"] < 0.01
+    assert result["metrics"]["pm1"]["delta"] == pytest.approx(-2 / 3, abs=1e-6)
+    assert result["by_constraint"] == {} and set(result["comparisons"][0]["by_language"]) == {"en"}
+
+
+def test_sandglass_judge_agreement_compares_the_prediction_texts(tmp_path):
+    items_a = [sandglass_item(f"u{i}", "natural", 13, 13, quality=1.0 if i % 2 else 0.5) for i in range(20)]
+    items_b = [sandglass_item(f"u{i}", "natural", 13, 13, quality=1.0) for i in range(20)]
+    a = write_sandglass_run(tmp_path / "a", items_a)
+    b = write_sandglass_run(tmp_path / "b", items_b, judge=CHANGED_JUDGE)
+    result = compare([a, b], resamples=200, force=True)
+    assert result["judge_agreement"]["quality"]["exact_match"] == 0.5
+    assert result["comparisons"][0]["same_predictions"]["by"].startswith("the prediction texts")
+    items_c = [dict(item, hyp=item["hyp"] + "!") if index == 3 else item for index, item in enumerate(items_b)]
+    c = write_sandglass_run(tmp_path / "c", items_c, judge=CHANGED_JUDGE)
+    assert compare([a, c], resamples=200, force=True)["judge_agreement"] is None
