@@ -30,7 +30,7 @@ SANDGLASS_ITEM_METRICS = {  # card metric -> value of one scored item
     "score": lambda item: item["score"],
     "syllable_reward": lambda item: item["syllable_reward"],
     "quality": lambda item: item["quality"],
-    "mean_abs_dev": lambda item: item["abs_diff"] / item["target_syllables"],
+    "mean_abs_dev": lambda item: item["dev"],  # the rounded per-item dev, as the summary averages it
     "pm1": lambda item: item["hit_pm1"],
     "dev_le_5": lambda item: item["hit_strict5"],
     "dev_le_10": lambda item: item["hit_10"],
@@ -285,8 +285,9 @@ def sandglass_language_units(a: Run, case_ids: list[str], items: dict[str, UnitV
 
 
 def _sandglass_lines(run: Run, case_ids: list[str]) -> dict[tuple[str, str], dict]:
-    """Per (uuid, language): the OLS slope of output on target syllables (all three targets) and
-    the quality gaps short − natural and long − natural, as the card defines them."""
+    """Per (uuid, language): the OLS slope of output on target syllables and the quality gaps
+    short − natural and long − natural, each only for a complete group (all three targets), as
+    the summary computes them (eval/sandglass/metrics.py)."""
     grouped: dict[tuple[str, str], dict[str, dict]] = {}
     for cid in case_ids:
         item = run.scores[cid]
@@ -303,7 +304,7 @@ def _sandglass_lines(run: Run, case_ids: list[str]) -> dict[tuple[str, str], dic
         gaps = {}
         for kind in ("short", "long"):
             gap = None
-            if kind in kinds and "natural" in kinds:
+            if all(name in kinds for name in SANDGLASS_KINDS):
                 first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
                 gap = None if first is None or natural is None else first - natural
             gaps[f"q_gap_{kind}"] = gap

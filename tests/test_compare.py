@@ -317,6 +317,7 @@ def test_the_cli_compares_real_runs_of_both_benchmarks(tmp_path, bench, predicti
         for lang, by_metric in result["comparisons"][0]["by_language"].items():
             assert by_metric[headline]["a"] == pytest.approx(summary_a["by_language"][lang][headline], abs=1e-6)
         assert result["metrics"]["slope"]["a"] == pytest.approx(summary_a["overall"]["slope"], abs=1e-6)
+        assert result["metrics"]["mean_abs_dev"]["a"] == pytest.approx(summary_a["mean_abs_dev"]["value"], abs=1e-6)
 
 
 def test_the_cli_refuses_runs_of_different_benchmarks_with_exit_2(tmp_path):
