@@ -15,11 +15,13 @@ from eval.benchmarks import get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.data import LoadedData, load_data
 from eval.errors import ConfigError
+from eval.failures import failures_markdown_text
 from eval.known_data import data_reasons, identify, signature_part
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
+from eval.report_html import render_report_html
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
@@ -87,7 +89,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score["status"] == "missing" for score in scores),
                                          [(predictions.get(row["case_id"]), bench.diagnostics_source(row))
-                                          for row in rows]),
+                                          for row in rows], [row["case_id"] for row in rows]),
         **bench.settings(config),
         "judge": judge_block,
         "signature": make_signature(data.sha256, len(rows), judge_block,
@@ -123,12 +125,13 @@ def run_evaluation(config: RunConfig) -> int:
                             extra_reasons)
     write_results(config.output_dir, {
         "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-        "report.md": bench.report_markdown(summary),
+        "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
+        "report.html": render_report_html(summary, scores),
         "summary.json": json_text(summary),
     })
     if not config.quiet:
         print(bench.console_table(summary))
-        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json and report.md")
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
     return 0
 
 
