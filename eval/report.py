@@ -41,12 +41,6 @@ def run_lines(summary: dict, unit: str) -> list[str]:
     return ([f"**{notice}**", ""] if notice else []) + lines
 
 
-def diagnostics_lines(summary: dict) -> list[str]:
-    diagnostics = summary["predictions"]["diagnostics"]
-    return (["", "## Prediction diagnostics (no effect on scores)", ""]
-            + [f"- {name.replace('_', ' ')}: {count}" for name, count in diagnostics.items()])
-
-
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
     out = ["formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"])]
@@ -78,7 +72,6 @@ def report_markdown(summary: dict) -> str:
         for group, entry in summary[key].items():
             lines.append(f"| {group} | {entry['n']} | {fmt(entry['if_score'])} | {fmt(entry['quality'])} "
                          f"| {fmt(entry['hard_pass_rate'])} |")
-    lines += diagnostics_lines(summary)
     return "\n".join(lines) + "\n"
 
 
