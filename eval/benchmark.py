@@ -26,7 +26,7 @@ class Benchmark:
     signature_tag: str | None                   # the signature's leading bench: part
     prompt_versions: dict[str, str]             # the Judge prompts' versions (signature, summary)
     unscored_without_judge: str                 # how a --skip-judge reason words what is left out
-    validate_rows: Callable[[list[tuple[str, object]]], list[dict]]
+    validate_rows: Callable[[list[tuple[str, object]]], tuple[list[dict], list[dict]]]  # (rows, warnings)
     model_input: Callable[[dict], dict]         # {case_id, messages}: all a model may see
     diagnostics_source: Callable[[dict], str]   # the text a wrapper diagnostic must not blame on the model
     check_config: Callable[[RunConfig], list[str]]       # raises on a setting it cannot honour;

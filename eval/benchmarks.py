@@ -22,12 +22,16 @@ def get_benchmark(name: str) -> Benchmark:
 
 
 def detect_benchmark(path: Path | None, dataset: str | None) -> str:
-    """`insttrans` or `sandglass` from the data itself: the first row's shape (a file) or the
-    name (a hub dataset). Anything unreadable falls back to `insttrans`, whose loader then
-    reports the problem exactly as it always has."""
-    if dataset and not Path(dataset).is_file():
-        return "sandglass" if "sandglass" in dataset.lower() else "insttrans"
-    path = Path(dataset) if dataset else path
+    """`insttrans` or `sandglass` from the data itself: the first row's shape (a file, a snapshot
+    directory's data file, the hub's cached file), else the name (a hub dataset not cached).
+    Anything unreadable falls back to `insttrans`, whose loader then reports the problem exactly
+    as it always has."""
+    if dataset:
+        from eval.hub import resolve_data_file
+
+        path = resolve_data_file(dataset)  # a file, a snapshot's data file, the hub's cached file
+        if path is None or path.suffix != ".jsonl":
+            return "sandglass" if "sandglass" in dataset.lower() else "insttrans"
     if path is None:
         return "insttrans"
     try:

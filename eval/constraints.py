@@ -200,10 +200,14 @@ def _first_difference(source_tags: list[str], prediction_tags: list[str]) -> dic
     return {}
 
 
+_ANY_ANGLE_SPAN = re.compile(r"<[^>]+>")
+
+
 def without_tags(text: str) -> str:
-    """The visible text: every tag removed (§7.1)."""
+    """The text the untranslated-Chinese test reads: every `<[^>]+>` match removed, as the original
+    does (§7.1): not only tags, but `<中文>`, comments and a stray `<` up to the next `>`, across lines."""
     head = _through_last_gt(text)
-    return HTML_TAG.sub("", head) + text[len(head):]
+    return _ANY_ANGLE_SPAN.sub("", head) + text[len(head):]
 
 
 def _check_html_part(prediction: str, row: dict) -> dict:

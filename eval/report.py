@@ -33,17 +33,12 @@ def run_lines(summary: dict, unit: str) -> list[str]:
     data, predictions = summary["data"], summary["predictions"]
     lines = [f"- Run: {run_status(summary)}", f"- Signature: `{summary['signature']}`",
              f"- Data: {data['source']} ({data['n_instances']} {unit}, sha256 {data['sha256'][:12]}, "
-             f"manifest match: {data['manifest_match']})",
+             f"known as: {data.get('known_as') or 'not a known data set'}"
+             + (f", {len(data['warnings'])} data warnings" if data.get("warnings") else "") + ")",
              f"- Predictions: {predictions['path']} ({predictions['rows']} lines, "
              f"{predictions['missing']} {unit} missing)"]
     notice = missing_notice(summary)
     return ([f"**{notice}**", ""] if notice else []) + lines
-
-
-def diagnostics_lines(summary: dict) -> list[str]:
-    diagnostics = summary["predictions"]["diagnostics"]
-    return (["", "## Prediction diagnostics (no effect on scores)", ""]
-            + [f"- {name.replace('_', ' ')}: {count}" for name, count in diagnostics.items()])
 
 
 def console_footer(summary: dict) -> list[str]:
@@ -80,7 +75,6 @@ def report_markdown(summary: dict) -> str:
         for group, entry in summary[key].items():
             lines.append(f"| {group} | {entry['n']} | {fmt(entry['if_score'])} | {fmt(entry['quality'])} "
                          f"| {fmt(entry['hard_pass_rate'])} |")
-    lines += diagnostics_lines(summary)
     return "\n".join(lines) + "\n"
 
 

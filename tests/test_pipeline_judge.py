@@ -187,7 +187,11 @@ def test_the_bundled_data_with_the_judge_on_is_a_formal_run_with_the_spec_output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert (summary["formal"], summary["non_formal_reasons"], summary["data"]["manifest_match"]) == (True, [], True)
     assert set(summary) == SUMMARY_KEYS
-    assert set(summary["data"]) == {"source", "sha256", "manifest_match", "n_instances"}
+    assert set(summary["data"]) == {"source", "sha256", "identity", "known_as", "manifest_match", "n_instances",
+                                    "warnings"}
+    assert (summary["data"]["known_as"], summary["data"]["identity"], summary["data"]["warnings"]) == (
+        "bundled", "file", [])
+    assert "|known:bundled|" in summary["signature"]
     assert {"model", "endpoint_kind", "host", "params", "prompt_versions", "calls", "cache_hits"} <= set(summary["judge"])
     for name in ("if_score", "quality", "hard_pass_rate"):
         assert summary[name]["value"] is not None and len(summary[name]["ci95"]) == 2
