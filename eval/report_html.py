@@ -272,10 +272,17 @@ def _language_bars(summary: dict, scores: list[dict], metric: str, field: str) -
 
 def _insttrans_page(summary: dict, scores: list[dict]) -> list[str]:
     parts = _head(summary, "InstTrans-Bench evaluation report")
-    parts.append(_cards(summary, ("if_score", "quality", "hard_pass_rate")))
+    parts.append(_cards(summary, ("if_score", "quality", "hard_pass_rate")
+                        + (("hard_pass_rate_strict",) if "hard_pass_rate_strict" in summary else ())))
     parts.append("<h2>By constraint</h2>")
     parts.append(bar_chart_svg(_constraint_bars(summary, scores),
                                "Pass rate (hard) and mean Judge score (soft), 95% bootstrap intervals"))
+    strict_rows = [[_e(cid), _e(entry["n"]), _e(_fmt(entry["pass_rate"])), _e(_fmt(entry["pass_rate_strict"]))]
+                   for cid, entry in summary.get("by_constraint", {}).items() if "pass_rate_strict" in entry]
+    if strict_rows:  # the strict rule set, beside the scores and never instead of them
+        parts.append('<p class="muted">Hard pass rates under the original rules (the scores) and the strict '
+                     "rule set (reported beside them).</p>")
+        parts.append(_table(["constraint", "n", "pass rate", "strict pass rate"], strict_rows, numeric={1, 2, 3}))
     judged = summary.get("if_score", {}).get("value") is not None
     metric, field = ("if_score", "if_score") if judged else ("hard_pass_rate", "hard_pass")
     parts.append("<h2>By target language</h2>")

@@ -764,6 +764,9 @@ def test_a_default_run_reports_the_strict_rate_beside_the_original_scores(tmp_pa
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| hard_pass_rate_strict | 0.2500" in report
     assert "| format_preserve | hard | 3 | 0.6667 | 0.0000 |" in report
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'hard_pass_rate_strict</div><div class="value">0.2500' in page
+    assert '<td>format_preserve</td><td class="num">3</td><td class="num">0.6667</td><td class="num">0.0000</td>' in page
 
 
 def test_rule_set_strict_scores_a_users_file_with_the_strict_rules_and_is_never_formal(tmp_path):
