@@ -110,10 +110,10 @@ def _tag_text(tag: tuple[str, str, dict]) -> str:
     return f"</{name}>" if kind == "close" else f"<{name}>"
 
 
-def check_html_part(source: str, prediction: str, source_tags=None) -> dict | None:
+def check_html_part(source: str, prediction: str) -> dict | None:
     """Same tag sequence, the same attribute names per tag, the same values but the translatable
     ones; None when the source has no tag."""
-    source_tags = html_tag_sequence(source) if source_tags is None else source_tags
+    source_tags = html_tag_sequence(source)
     if not source_tags:
         return None
     prediction_tags = html_tag_sequence(prediction)
@@ -191,8 +191,8 @@ _INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images a
 
 def _markdown_tokens(text: str) -> list:
     """markdown-it's tokens for `text`: the block parse, then the inline parse of each inline token
-    that has a mark the comparison reads (the others hold plain text only, and are left unparsed:
-    this halves the cost of a run, SPEC §7b's speed budget)."""
+    that has a mark the comparison reads (the others can hold no code span, link, image or
+    emphasis, so their inline parse would add nothing)."""
     parser = _markdown_parser()
     env: dict = {}
     tokens: list = []
@@ -280,10 +280,10 @@ def _block_label(block: str) -> str:
     return _short(block.split("\n", 1)[0] + ("…" if "\n" in block.rstrip("\n") else ""))
 
 
-def check_markdown_part(source: str, prediction: str, source_structure=None) -> dict | None:
+def check_markdown_part(source: str, prediction: str) -> dict | None:
     """Block sequence equal; code spans, link and image targets equal as multisets; strong and
     emphasis counts equal. None when the source has no Markdown structure."""
-    source_structure = markdown_structure(source) if source_structure is None else source_structure
+    source_structure = markdown_structure(source)
     if source_structure is _NO_MARKDOWN or not _has_structure(source_structure):
         return None
     prediction_structure = markdown_structure(prediction)
@@ -379,8 +379,6 @@ def _multiset_part(source_items: Counter, prediction: str, extract: Callable[[st
 
 
 # --- format_preserve (SPEC §7b) ----------------------------------------------------------------
-
-INLINE_PARTS = ("html", "markdown", "placeholders", "urls")
 
 
 def inline_structure_parts(source: str, prediction: str) -> dict[str, dict]:
