@@ -2,7 +2,7 @@
 
 A benchmark is a small record of functions; eval/pipeline.py runs any of them through the same
 stages (settings → data → predictions → Judge → scoring → aggregation → outputs), so the two
-benchmarks are peers and neither knows about the other.
+benchmarks are peers and neither knows about the other. eval/benchmarks.py names them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ if TYPE_CHECKING:
     from eval.config import RunConfig
     from eval.judge_client import JudgeRequest
 
-BENCHMARK_NAMES = ("insttrans", "sandglass")
-
-
 @dataclass(frozen=True)
 class Benchmark:
     name: str
@@ -29,7 +26,7 @@ class Benchmark:
     signature_tag: str | None                   # the signature's leading bench: part
     prompt_versions: dict[str, str]             # the Judge prompts' versions (signature, summary)
     unscored_without_judge: str                 # how a --skip-judge reason words what is left out
-    validate_rows: Callable[[list[tuple[str, object]]], list[dict]]
+    validate_rows: Callable[[list[tuple[str, object]]], tuple[list[dict], list[dict]]]  # (rows, warnings)
     model_input: Callable[[dict], dict]         # {case_id, messages}: all a model may see
     diagnostics_source: Callable[[dict], str]   # the text a wrapper diagnostic must not blame on the model
     check_config: Callable[[RunConfig], list[str]]       # raises on a setting it cannot honour;
@@ -41,32 +38,6 @@ class Benchmark:
     metrics: Callable[[list[dict], bool], dict]  # the summary's metric block (judged or not)
     report_markdown: Callable[[dict], str]
     console_table: Callable[[dict], str]
-
-
-def get_benchmark(name: str) -> Benchmark:
-    """The benchmark of that name (imported on demand: each brings its own modules)."""
-    if name == "insttrans":
-        from eval.insttrans import INSTTRANS
-
-        return INSTTRANS
-    if name == "sandglass":
-        from eval.sandglass import SANDGLASS
-
-        return SANDGLASS
-    raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARK_NAMES)}")
-
-
-def detect_benchmark(path: Path | None, dataset: str | None) -> str:
-    """`insttrans` or `sandglass` from the data itself: the first row's shape (a file) or the
-    name (a hub dataset). Anything unreadable falls back to `insttrans`, whose loader then
-    reports the problem exactly as it always has."""
-    from eval.data import first_jsonl_object
-    from eval.sandglass.rows import looks_like_sandglass
-
-    if dataset and not Path(dataset).is_file():
-        return "sandglass" if "sandglass" in dataset.lower() else "insttrans"
-    path = Path(dataset) if dataset else path
-    if path is None:
-        return "insttrans"
-    first = first_jsonl_object(path)
-    return "sandglass" if first is not None and looks_like_sandglass(first) else "insttrans"
+    # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
+    # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
+    companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from eval.benchmark import BENCHMARK_NAMES, detect_benchmark, get_benchmark
+from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.errors import ConfigError, HarnessError
 
@@ -25,7 +25,7 @@ BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub i
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     """--benchmark, --data (alias --data-file, as the original scripts spell it), --dataset, --limit."""
     group = parser.add_argument_group("Data")
-    group.add_argument("--benchmark", choices=("auto", *BENCHMARK_NAMES), default="auto",
+    group.add_argument("--benchmark", choices=("auto", *BENCHMARKS), default="auto",
                        help="which benchmark the data belongs to (default: auto, recognised from the first "
                             "data row; a hub --dataset by its name). Sandglass runs default to "
                             "data/sandglass/test.jsonl and, in evaluate.py, to their own Judge model")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from eval.strict_rules import strict_rule_table
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -199,10 +200,14 @@ def _first_difference(source_tags: list[str], prediction_tags: list[str]) -> dic
     return {}
 
 
+_ANY_ANGLE_SPAN = re.compile(r"<[^>]+>")
+
+
 def without_tags(text: str) -> str:
-    """The visible text: every tag removed (§7.1)."""
+    """The text the untranslated-Chinese test reads: every `<[^>]+>` match removed, as the original
+    does (§7.1): not only tags, but `<中文>`, comments and a stray `<` up to the next `>`, across lines."""
     head = _through_last_gt(text)
-    return HTML_TAG.sub("", head) + text[len(head):]
+    return _ANY_ANGLE_SPAN.sub("", head) + text[len(head):]
 
 
 def _check_html_part(prediction: str, row: dict) -> dict:
@@ -523,6 +528,7 @@ SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
 # stands beside it under another name (SPEC §7b) and never replaces it.
 RULE_SETS: dict[str, dict[str, HardRule]] = {
     "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+    "strict": strict_rule_table(glossary_terms),  # SPEC §7b, with the same glossary reader
 }
 DEFAULT_RULE_SET = "original"
 

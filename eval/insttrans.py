@@ -18,6 +18,7 @@ from eval.predictions import is_missing
 from eval.prompts import PROMPT_VERSIONS
 from eval.report import console_table, report_markdown
 from eval.scoring import score_instance
+from eval.strict_summary import STRICT, add_strict_to_summary, strict_instances, strict_summary
 from eval.types import JudgeItem, JudgeResult
 
 DEFAULT_JUDGE_MODEL = "gpt-5.6-sol"
@@ -32,7 +33,7 @@ def check_config(config: RunConfig) -> list[str]:
     if config.rule_set not in RULE_SETS:
         raise ConfigError(f"unknown rule set {config.rule_set!r}", f"use one of: {', '.join(sorted(RULE_SETS))}")
     if config.rule_set != DEFAULT_RULE_SET:
-        return [f"--rule-set {config.rule_set}: not the protocol's hard rules"]
+        return [f"--rule-set {config.rule_set}: not the protocol's hard rules (published scores use the original rules)"]
     return []
 
 
@@ -87,6 +88,13 @@ def metrics(scores: list[dict], judged: bool) -> dict:
     }
 
 
+def strict_metrics(summary: dict, rows: list[dict], predictions: dict, scores: list[dict], config: RunConfig) -> None:
+    """The strict hard-pass rate and per-constraint strict rates beside the original's (SPEC §7b);
+    a strict run's own scores are reused, any other run scores the strict rules once more."""
+    instances = scores if config.rule_set == STRICT else strict_instances(rows, predictions)
+    add_strict_to_summary(summary, strict_summary(instances))
+
+
 INSTTRANS = Benchmark(
     name="insttrans",
     title="InstTrans-Bench",
@@ -108,4 +116,5 @@ INSTTRANS = Benchmark(
     metrics=metrics,
     report_markdown=report_markdown,
     console_table=console_table,
+    companion_metrics=strict_metrics,
 )

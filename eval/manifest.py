@@ -16,6 +16,7 @@ from pathlib import Path
 
 from eval import __version__
 from eval.data import DEFAULT_DATA, file_sha256, load_rows_from_file
+from eval.known_data import OFFICIAL_RELEASES
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST_PATH = ROOT / "manifest.json"
@@ -70,6 +71,7 @@ def build_manifest(data_path: Path = DEFAULT_DATA) -> dict:
         },
         "license": "CC BY-NC 4.0 (data); see LICENSE",
         "sandglass": build_sandglass_entry(),
+        "releases": OFFICIAL_RELEASES,
     }
 
 

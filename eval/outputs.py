@@ -66,7 +66,8 @@ def write_results(output_dir: Path, texts: dict[str, str]) -> None:
         for name in names:
             temporaries[name] = _temporary_copy(output_dir / name, texts[name])
         for name in names:
-            os.replace(temporaries.pop(name), output_dir / name)
+            os.replace(temporaries[name], output_dir / name)
+            del temporaries[name]
             placed.append(output_dir / name)
     except BaseException:
         for path in [*temporaries.values(), *placed]:

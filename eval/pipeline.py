@@ -10,15 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from eval import __version__
-from eval.benchmark import Benchmark, get_benchmark
+from eval.benchmark import Benchmark
+from eval.benchmarks import get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.data import LoadedData, load_data
 from eval.errors import ConfigError
-from eval.known_data import recorded_sha256
+from eval.failures import failures_markdown_text
+from eval.known_data import data_reasons, identify, signature_part
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
-from eval.provenance import data_reasons, make_signature, run_reasons
+from eval.provenance import make_signature, run_reasons
+from eval.report_html import render_report_html
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
@@ -70,30 +73,32 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
                   extra_reasons: list[str]) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
-    expected = recorded_sha256(bench.manifest_section)
+    known_as = identify(data.sha256, bench.name)
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    reasons += data_reasons(data.sha256, expected, "data checksum" if bench.manifest_section == "data"
-                            else f"{bench.manifest_section} entry")
+    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
     reasons += extra_reasons
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
         "formal": not reasons,
         "non_formal_reasons": reasons,
-        "data": {"source": data.source, "sha256": data.sha256, "manifest_match": expected == data.sha256,
-                 "n_instances": len(rows)},
+        "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
+                 "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score["status"] == "missing" for score in scores),
                                          [(predictions.get(row["case_id"]), bench.diagnostics_source(row))
-                                          for row in rows]),
+                                          for row in rows], [row["case_id"] for row in rows]),
         **bench.settings(config),
         "judge": judge_block,
-        "signature": make_signature(data.sha256, len(rows), judge_block, settings=bench.signature_parts(config),
+        "signature": make_signature(data.sha256, len(rows), judge_block,
+                                    settings=(signature_part(known_as), *bench.signature_parts(config)),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
+    if bench.companion_metrics is not None:
+        bench.companion_metrics(summary, rows, predictions, scores, config)
     return summary
 
 
@@ -122,12 +127,13 @@ def run_evaluation(config: RunConfig) -> int:
                             extra_reasons)
     write_results(config.output_dir, {
         "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-        "report.md": bench.report_markdown(summary),
+        "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
+        "report.html": render_report_html(summary, scores),
         "summary.json": json_text(summary),
     })
     if not config.quiet:
         print(bench.console_table(summary))
-        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json and report.md")
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
     return 0
 
 

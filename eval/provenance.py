@@ -1,4 +1,5 @@
-"""What a number depends on (SPEC §9, §11): the signature string and the reasons a run is not formal.
+"""What a number depends on (SPEC §9, §11): the signature string and the reasons a run is not formal
+(the data's own reasons: eval/known_data.py).
 
 Shared by both benchmarks; each passes its own settings (the rule set, the speech rates) and its
 own words for what a run without the Judge leaves unscored.
@@ -23,15 +24,6 @@ def run_reasons(n_used: int, n_total: int, limit: int | None, case_ids: str | No
     if skip_judge:
         reasons.append(f"--skip-judge: {unscored} not scored")
     return reasons
-
-
-def data_reasons(sha256: str, expected_sha256: str | None, manifest_entry: str) -> list[str]:
-    """The reason that comes from the data: it is not the data manifest.json records."""
-    if expected_sha256 is None:
-        return [f"manifest.json has no {manifest_entry}, so the data cannot be identified"]
-    if expected_sha256 != sha256:
-        return [f"the data's SHA-256 differs from manifest.json's {manifest_entry}"]
-    return []
 
 
 def make_signature(data_sha256: str, n_instances: int, judge: dict | None, settings: tuple[str, ...] = (),

@@ -33,17 +33,12 @@ def run_lines(summary: dict, unit: str) -> list[str]:
     data, predictions = summary["data"], summary["predictions"]
     lines = [f"- Run: {run_status(summary)}", f"- Signature: `{summary['signature']}`",
              f"- Data: {data['source']} ({data['n_instances']} {unit}, sha256 {data['sha256'][:12]}, "
-             f"manifest match: {data['manifest_match']})",
+             f"known as: {data.get('known_as') or 'not a known data set'}"
+             + (f", {len(data['warnings'])} data warnings" if data.get("warnings") else "") + ")",
              f"- Predictions: {predictions['path']} ({predictions['rows']} lines, "
              f"{predictions['missing']} {unit} missing)"]
     notice = missing_notice(summary)
     return ([f"**{notice}**", ""] if notice else []) + lines
-
-
-def diagnostics_lines(summary: dict) -> list[str]:
-    diagnostics = summary["predictions"]["diagnostics"]
-    return (["", "## Prediction diagnostics (no effect on scores)", ""]
-            + [f"- {name.replace('_', ' ')}: {count}" for name, count in diagnostics.items()])
 
 
 def console_footer(summary: dict) -> list[str]:
@@ -64,12 +59,15 @@ def report_markdown(summary: dict) -> str:
         lines.append("- Judge: skipped")
     lines.append("")
     lines += ["| metric | value [95% CI] |", "|---|---|"]
-    for name in ("if_score", "quality", "hard_pass_rate"):
-        lines.append(f"| {name} | {headline_cell(summary[name])} |")
-    lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean |", "|---|---|---:|---:|"]
+    for name in ("if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict"):
+        if name in summary:
+            lines.append(f"| {name} | {headline_cell(summary[name])} |")
+    lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean | strict pass rate |",
+              "|---|---|---:|---:|---:|"]
     for cid, entry in summary["by_constraint"].items():
         value = entry.get("pass_rate", entry.get("mean"))
-        lines.append(f"| {cid} | {entry['kind']} | {entry['n']} | {fmt(value)} |")
+        strict = fmt(entry["pass_rate_strict"]) if "pass_rate_strict" in entry else ""
+        lines.append(f"| {cid} | {entry['kind']} | {entry['n']} | {fmt(value)} | {strict} |")
     for key, title in (("by_scenario", "scenario"), ("by_domain", "domain"), ("by_language_pair", "language pair"),
                        ("by_target_lang", "target language"), ("by_constraint_count", "constraints per instance")):
         lines += ["", f"## By {title}", "", f"| {title} | n | if_score | quality | hard_pass_rate |",
@@ -77,7 +75,6 @@ def report_markdown(summary: dict) -> str:
         for group, entry in summary[key].items():
             lines.append(f"| {group} | {entry['n']} | {fmt(entry['if_score'])} | {fmt(entry['quality'])} "
                          f"| {fmt(entry['hard_pass_rate'])} |")
-    lines += diagnostics_lines(summary)
     return "\n".join(lines) + "\n"
 
 
@@ -85,7 +82,10 @@ def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
     rows = [("if_score", headline_cell(summary["if_score"])), ("quality", headline_cell(summary["quality"])),
             ("hard_pass_rate", headline_cell(summary["hard_pass_rate"]))]
-    rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", fmt(entry.get("pass_rate", entry.get("mean"))))
+    if "hard_pass_rate_strict" in summary:
+        rows.append(("hard_pass_rate_strict", headline_cell(summary["hard_pass_rate_strict"])))
+    rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", fmt(entry.get("pass_rate", entry.get("mean")))
+              + (f"  strict {fmt(entry['pass_rate_strict'])}" if "pass_rate_strict" in entry else ""))
              for cid, entry in summary["by_constraint"].items()]
     width = max(len(name) for name, _ in rows)
     out = [f"{name:<{width}}  {value}" for name, value in rows]

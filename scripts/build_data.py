@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.constraints import CONSTRAINT_KINDS, check_hard
+from eval.constraints import CONSTRAINT_KINDS, RULE_SETS, check_hard
 from eval.data import bundled_row_problems, render_prompt, validate_row
 from eval.errors import DataError
 
@@ -55,10 +55,11 @@ def check_part(path: Path) -> tuple[list[dict], list[str]]:
         for cid in row["constraint_ids"]:
             if CONSTRAINT_KINDS[cid] != "hard":
                 continue
-            verdict = check_hard(cid, row["reference"], row)
-            if not verdict.passed:
-                detail = json.dumps(verdict.detail, ensure_ascii=False)
-                problems.append(f"{where} {row['case_id']}: reference fails {cid}: {detail}")
+            for rule_set in RULE_SETS:  # a reference passes the original rules and the strict ones
+                verdict = check_hard(cid, row["reference"], row, rule_set)
+                if not verdict.passed:
+                    detail = json.dumps(verdict.detail, ensure_ascii=False)
+                    problems.append(f"{where} {row['case_id']}: reference fails {cid} ({rule_set}): {detail}")
         rows.append(row)
     return rows, problems
 

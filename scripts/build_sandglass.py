@@ -517,7 +517,9 @@ def build() -> tuple[list[dict], list[dict], Path]:
                 label = entry["label"][kind] if lang == "en" else None
                 data.append({"case_id": case_id, "prompt": render_messages(meta), "label": label, "metadata": meta})
                 predictions.append({"case_id": case_id, "prediction": answer})
-    validate_sandglass_rows([(f"row {index}", row) for index, row in enumerate(data, 1)])
+    _, warnings = validate_sandglass_rows([(f"row {index}", row) for index, row in enumerate(data, 1)])
+    if warnings:  # the bundled set stays strict: a data warning is a build error here
+        raise SystemExit("\n".join(f"{w['where']}: {w['message']}" for w in warnings))
     return data, predictions, source_path
 
 

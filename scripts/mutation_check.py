@@ -1,7 +1,8 @@
 """One-point AST mutation check: does the test suite notice a small change to a module?
 
     nice -n 10 python -m scripts.mutation_check eval/metrics.py [eval/scoring.py ...]
-        [--budget SECONDS] [--sample N] [--seed S] [--lines A-B] [--json PATH] [--list]
+        [--budget SECONDS] [--sample N] [--seed S] [--lines A-B] [--survivors-of JSON]
+        [--revision REV] [--json PATH] [--list]
 
 Each mutant changes one thing in one module: a comparison operator flipped (`<` → `<=`, `==` →
 `!=`, `in` → `not in` …), an arithmetic operator swapped (`+` ↔ `-`, `*` ↔ `/`, `//` → `/`,
@@ -232,6 +233,10 @@ def check_module(module: str, copy_root: Path, args, deadline: float) -> list[Mu
     if args.lines:
         low, high = (int(part) for part in args.lines.split("-"))
         chosen = [i for i in chosen if low <= mutants[i].line <= high]
+    if args.survivors_of:
+        earlier = json.loads(args.survivors_of.read_text(encoding="utf-8"))
+        wanted = {(m["line"], m["description"]) for m in earlier if m["module"] == module and m["outcome"] == "survived"}
+        chosen = [i for i in chosen if (mutants[i].line, mutants[i].description) in wanted]
     if args.sample and args.sample < len(chosen):
         chosen = sorted(random.Random(args.seed).sample(chosen, args.sample))
     if args.list:
@@ -271,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", default=None, metavar="A-B", help="only mutants on lines A to B")
     parser.add_argument("--json", type=Path, default=None, help="write every mutant and its outcome here")
     parser.add_argument("--list", action="store_true", help="list the mutants without running anything")
+    parser.add_argument("--survivors-of", type=Path, default=None, metavar="JSON",
+                        help="only the mutants that survived in an earlier run's --json file (same module text)")
     parser.add_argument("--revision", default=None, help="check the files of this git revision, not the working tree")
     args = parser.parse_args(argv)
 

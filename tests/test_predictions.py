@@ -4,6 +4,7 @@ score."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -112,7 +113,7 @@ def test_is_missing(prediction, missing):
     assert is_missing(prediction) is missing
 
 
-def test_predictions_block_counts_each_diagnostic_over_the_scored_instances():
+def test_predictions_block_counts_each_diagnostic_over_the_scored_instances(tmp_path):
     scored = [
         ('```json\n{"a": 1}\n```', "{}"),          # fence and text around JSON
         ("<think>hmm</think>Hello", "你好"),        # a think block
@@ -123,15 +124,24 @@ def test_predictions_block_counts_each_diagnostic_over_the_scored_instances():
         ('Sure: {"a": 1}', "{}"),                  # text around JSON
         ("plain", "原文"),
     ]
-    block = predictions_block(Path("p.jsonl"), 9, 2, scored)
-    assert block == {"path": "p.jsonl", "rows": 9, "missing": 2,
-                     "diagnostics": {"code_fence": 1, "think_block": 2, "text_around_json": 2}}
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b"x")
+    ids = [f"c{index}" for index in range(len(scored))]
+    block = predictions_block(path, 9, 2, scored, ids)
+    assert block == {"path": str(path), "sha256": hashlib.sha256(b"x").hexdigest(), "rows": 9, "missing": 2,
+                     "diagnostics": {"code_fence": 1, "think_block": 2, "text_around_json": 2},
+                     "diagnostic_case_ids": {"code_fence": ["c0"], "think_block": ["c1", "c2"],
+                                             "text_around_json": ["c0", "c6"]}}
     assert tuple(block["diagnostics"]) == DIAGNOSTICS
+    assert "diagnostic_case_ids" not in predictions_block(path, 9, 2, scored)
+    assert predictions_block(path, 9, 2, scored)["diagnostics"] == block["diagnostics"]
 
 
-def test_predictions_block_of_clean_predictions_counts_zero():
-    block = predictions_block(Path("p.jsonl"), 1, 0, [("Hello", "你好")])
+def test_predictions_block_of_clean_predictions_counts_zero(tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "a", "prediction": "Hello"}])
+    block = predictions_block(path, 1, 0, [("Hello", "你好")], ["a"])
     assert block["diagnostics"] == dict.fromkeys(DIAGNOSTICS, 0)
+    assert block["diagnostic_case_ids"] == {name: [] for name in DIAGNOSTICS}
 
 
 # --- wrapper diagnostics: a table per diagnostic ----------------------------------------------

@@ -21,7 +21,8 @@ from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_
 from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
 from eval.sandglass.report import console_table, report_markdown
 from eval.sandglass.rows import (LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS, looks_like_sandglass, model_input,
-                                 render_messages, target_syllables, validate_sandglass_row, validate_sandglass_rows)
+                                 render_messages, sandglass_row_warnings, target_syllables, validate_sandglass_row,
+                                 validate_sandglass_rows)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -62,9 +63,9 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
         case_id = row["case_id"]
         prediction = predictions.get(case_id)
         syllables = None if is_missing(prediction) else count_syllables(prediction, row["metadata"]["target_language"])
-        quality = None
-        if verdicts is not None and (case_id, "sandglass_quality") in verdicts:
-            quality = verdicts[(case_id, "sandglass_quality")]["quality"]
+        quality = None  # --skip-judge: null for every item, missing ones included
+        if verdicts is not None:  # every prediction has its verdict; a missing one gets no call and quality 0
+            quality = verdicts.get((case_id, "sandglass_quality"), {"quality": 0.0})["quality"]
         items.append(score_item(row, prediction, syllables, quality))
     return items
 
@@ -105,5 +106,5 @@ SANDGLASS = Benchmark(
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
            "PROMPT_VERSIONS", "SPEECH_RATES", "TARGET_KINDS", "LENGTH_RATIOS", "controllability_slope",
            "group_stats", "looks_like_sandglass", "metric_tables", "model_input", "quality_gap",
-           "render_judge_prompt", "render_messages", "score_item", "syllable_reward", "target_syllables",
-           "validate_sandglass_row", "validate_sandglass_rows"]
+           "render_judge_prompt", "render_messages", "sandglass_row_warnings", "score_item", "syllable_reward",
+           "target_syllables", "validate_sandglass_row", "validate_sandglass_rows"]

@@ -1,8 +1,10 @@
 """Sandglass-Bench scores (the card's results format) and every metric of the card, overall, per
 language, per target kind and per fenqu.
 
-A missing prediction counts as 0 syllables (dev 1.0, reward 0, quality 0) and stays in every
-denominator, slope and quality gaps included; ±1 syllable wins over dev ≥ 50% for tiny targets.
+A missing prediction counts as 0 syllables (dev 1.0, reward 0; quality 0 with the Judge, null
+without) and stays in every denominator, slope and quality gaps included; ±1 syllable wins over
+dev ≥ 50% for tiny targets. Slope and quality gaps use only complete (uuid, language) groups, and
+mean_abs_dev averages the per-item devs as rounded in scores.jsonl, as the original metric code does.
 """
 
 from __future__ import annotations
@@ -31,15 +33,17 @@ def syllable_reward(hyp_syllables: int, target: int) -> float:
 
 
 def score_item(row: dict, prediction: str | None, hyp_syllables: int | None, quality: float | None) -> dict:
-    """One scores.jsonl row. A missing prediction counts 0 syllables and quality 0.
+    """One scores.jsonl row. A missing prediction counts 0 syllables (and, with the Judge, quality 0).
 
-    `quality` is None when the Judge was skipped; then `score` is None too (except when missing).
+    `quality` is None when the Judge was skipped; then quality, score and judge_error are null for
+    every item, missing ones included, as in the original metric code.
     """
     meta = row["metadata"]
     target = meta["target_syllables"]
     missing = is_missing(prediction)
     if missing:
-        hyp_syllables, quality = 0, 0.0
+        hyp_syllables = 0
+        quality = None if quality is None else 0.0
     signed = (hyp_syllables - target) / target
     dev = abs(signed)
     reward = 0.0 if missing else syllable_reward(hyp_syllables, target)
@@ -67,10 +71,6 @@ def score_item(row: dict, prediction: str | None, hyp_syllables: int | None, qua
         "judge_error": None if quality is None else 0,
         "score": None if quality is None else round((reward + quality) / 2, 6),
     }
-
-
-def _exact_dev(item: dict) -> float:
-    return item["abs_diff"] / item["target_syllables"]
 
 
 def ols_slope(points: list[tuple[float, float]]) -> float | None:
@@ -103,10 +103,12 @@ def controllability_slope(items: list[dict]) -> tuple[float | None, int]:
 
 
 def quality_gap(items: list[dict], kind: str) -> tuple[float | None, int]:
-    """(mean of quality[kind] − quality[natural], pairs) over (uuid, language) pairs with both rows."""
+    """(mean of quality[kind] − quality[natural], pairs) over the (uuid, language) groups that have
+    all three targets among `items`, as in the original metric code: a group cut by --limit or
+    partial data pairs nothing."""
     gaps = []
     for kinds in _by_line(items).values():
-        if kind in kinds and "natural" in kinds:
+        if all(name in kinds for name in TARGET_KINDS):
             first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
             gaps.append(None if first is None or natural is None else first - natural)
     return mean_or_none(gaps), len(gaps)
@@ -121,7 +123,7 @@ def group_stats(items: list[dict]) -> dict:
     return {
         "n": n,
         "missing": sum(item["status"] == "missing" for item in items),
-        "mean_abs_dev": rounded(mean_or_none([_exact_dev(item) for item in items])),
+        "mean_abs_dev": rounded(mean_or_none([item["dev"] for item in items])),  # per-item dev, rounded, as the original
         "pm1": rounded(sum(item["hit_pm1"] for item in items) / n),
         "dev_le_5": rounded(sum(item["hit_strict5"] for item in items) / n),
         "dev_le_10": rounded(sum(item["hit_10"] for item in items) / n),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.report import console_footer, diagnostics_lines, headline_cell, missing_notice, run_lines
+from eval.report import console_footer, headline_cell, missing_notice, run_lines
 
 TABLE_COLUMNS = ("n", "mean_abs_dev", "pm1", "dev_le_5", "dev_le_10", "dev_le_20", "syllable_reward", "quality",
                  "score", "slope", "q_gap_short", "q_gap_long")
@@ -34,7 +34,6 @@ def report_markdown(summary: dict) -> str:
     lines += _table("all", {"overall": summary["overall"]})
     for key, title in (("by_language", "language"), ("by_target_kind", "target kind"), ("by_fenqu", "fenqu")):
         lines += ["", f"## By {title}", ""] + _table(title, summary[key])
-    lines += diagnostics_lines(summary)
     return "\n".join(lines) + "\n"
 
 
