@@ -621,3 +621,16 @@ def test_a_prediction_that_is_not_json_shows_its_first_twenty_characters():
     part = check_format_preserve("  " + "n" * 30, row).detail["json"]
     assert part["prediction_starts"] == "n" * 19 + "…"
     assert check_format_preserve("n" * 20, row).detail["json"]["prediction_starts"] == "n" * 20
+
+
+@pytest.mark.parametrize("prediction, reason", [
+    ("[" * 100000, "RecursionError"),       # nested too deep for the JSON reader
+    ("9" * 5000, "ValueError"),             # digits past Python's int-string limit
+    ('{"a": 1', "Expecting ',' delimiter at line 1 column 8"),
+])
+def test_a_prediction_json_cannot_read_names_the_reason(prediction, reason):
+    verdict = check_format_preserve(prediction, make_row('{"a": "值"}'))
+    assert verdict.passed is False
+    assert verdict.detail["json"]["error"] == f"prediction is not JSON: {reason}"
+    subtitle = check_syllable_order(prediction, make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0]))
+    assert subtitle.passed is False and subtitle.detail["error"] == f"prediction is not JSON: {reason}"
