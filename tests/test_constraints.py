@@ -634,3 +634,9 @@ def test_a_prediction_json_cannot_read_names_the_reason(prediction, reason):
     assert verdict.detail["json"]["error"] == f"prediction is not JSON: {reason}"
     subtitle = check_syllable_order(prediction, make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0]))
     assert subtitle.passed is False and subtitle.detail["error"] == f"prediction is not JSON: {reason}"
+
+
+@pytest.mark.parametrize("source", ["2024", '"引号"', "true", "null", " 3.5 "])
+def test_a_source_that_is_json_but_no_object_or_array_triggers_no_json_part(source):
+    verdict = check_format_preserve("translated", make_row(source))
+    assert verdict.passed is True and verdict.detail["parts"] == []
