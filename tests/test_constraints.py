@@ -640,3 +640,12 @@ def test_a_prediction_json_cannot_read_names_the_reason(prediction, reason):
 def test_a_source_that_is_json_but_no_object_or_array_triggers_no_json_part(source):
     verdict = check_format_preserve("translated", make_row(source))
     assert verdict.passed is True and verdict.detail["parts"] == []
+
+
+def test_the_placeholder_detail_names_only_the_kinds_the_source_has():
+    verdict = check_format_preserve("你好 %s", make_row("Hello {name}, %s and %s"))
+    assert verdict.passed is False
+    assert verdict.detail["placeholders"] == {"passed": False, "source": {"name": ["{name}"], "printf": ["%s"]},
+                                              "missing": ["{name}"]}
+    kept = check_format_preserve("你好 {name}", make_row("Hello {name}"))
+    assert kept.detail["placeholders"] == {"passed": True, "source": {"name": ["{name}"]}}
