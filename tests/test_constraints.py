@@ -649,3 +649,19 @@ def test_the_placeholder_detail_names_only_the_kinds_the_source_has():
                                               "missing": ["{name}"]}
     kept = check_format_preserve("你好 {name}", make_row("Hello {name}"))
     assert kept.detail["placeholders"] == {"passed": True, "source": {"name": ["{name}"]}}
+
+
+def test_one_subtitle_line_passes_with_its_own_note():
+    verdict = check_syllable_order('{"1": "你好"}', make_row('{"1": "你好"}', target_lang="zh", duration_s=[2.0]))
+    assert verdict.passed is True
+    assert verdict.detail == {"counts": [2], "durations": [2.0], "note": "fewer than two lines"}
+
+
+def test_the_concordance_is_rounded_to_four_places():
+    # durations rise; the counts 1, 2, 4, 3 invert one pair of six: concordance 5/6
+    prediction = json.dumps({"1": "一", "2": "一二", "3": "一二三四", "4": "一二三"}, ensure_ascii=False)
+    row = make_row('{"1": "a", "2": "b", "3": "c", "4": "d"}', target_lang="zh", duration_s=[1.0, 2.0, 3.0, 4.0])
+    verdict = check_syllable_order(prediction, row)
+    assert verdict.passed is False
+    assert verdict.detail == {"counts": [1, 2, 4, 3], "durations": [1.0, 2.0, 3.0, 4.0], "comparable": 6,
+                              "inversions": 1, "concordance": 0.8333, "inverted_pairs": [[3, 4]]}
