@@ -665,3 +665,12 @@ def test_the_concordance_is_rounded_to_four_places():
     assert verdict.passed is False
     assert verdict.detail == {"counts": [1, 2, 4, 3], "durations": [1.0, 2.0, 3.0, 4.0], "comparable": 6,
                               "inversions": 1, "concordance": 0.8333, "inverted_pairs": [[3, 4]]}
+
+
+def test_the_constraint_table_cannot_be_changed_in_place():
+    import dataclasses
+
+    from eval.constraints import CONSTRAINTS
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CONSTRAINTS["format_preserve"].kind = "soft"
