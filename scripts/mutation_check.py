@@ -49,7 +49,8 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                             "tests/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
-_RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py", "tests/test_pipeline_judge.py": "tests/test_judge_evaluate.py"}
+_RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",
+            "tests/test_pipeline_judge.py": "tests/test_judge_evaluate.py"}
 
 
 _COMPARE_FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -235,7 +236,8 @@ def check_module(module: str, copy_root: Path, args, deadline: float) -> list[Mu
         chosen = [i for i in chosen if low <= mutants[i].line <= high]
     if args.survivors_of:
         earlier = json.loads(args.survivors_of.read_text(encoding="utf-8"))
-        wanted = {(m["line"], m["description"]) for m in earlier if m["module"] == module and m["outcome"] == "survived"}
+        wanted = {(m["line"], m["description"]) for m in earlier
+                  if m["module"] == module and m["outcome"] == "survived"}
         chosen = [i for i in chosen if (mutants[i].line, mutants[i].description) in wanted]
     if args.sample and args.sample < len(chosen):
         chosen = sorted(random.Random(args.seed).sample(chosen, args.sample))

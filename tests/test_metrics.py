@@ -215,3 +215,58 @@ def test_bootstrap_edge_cases(values, interval):
 
 def test_the_bootstrap_is_the_same_on_every_call():
     assert bootstrap_ci(GOLDEN) == bootstrap_ci(list(GOLDEN)) == bootstrap_ci(tuple(GOLDEN))
+
+
+# --- the same numbers from a whole run on a small file -----------------------------------------
+
+def test_a_skip_judge_run_on_five_rows_gives_the_breakdowns_worked_out_by_hand(tmp_path):
+    """a ✓, b ✗ (social element lost), c ✓ (plus a soft id), d ✗ (newline lost), e missing."""
+    import json
+
+    import evaluate
+    from conftest import make_row, write_jsonl
+
+    rows = [
+        make_row("a"),
+        make_row("b", source_text="你好 #tag#", reference="Hi #tag#",
+                 constraints=["保留以下社交元素，不得翻译或改动：#tag#"], constraint_ids=["social_preserve"]),
+        make_row("c", source_lang="en", target_lang="zh", source_text="Hello", reference="你好", scenario="novel",
+                 domain="小说", constraints=["保持原文格式", "译文语体：正式"],
+                 constraint_ids=["format_preserve", "style_consistency"], style={"formality": "formal"}),
+        make_row("d", target_lang="ja", source_text="第一行\n第二行", reference="一行目\n二行目",
+                 scenario="doc_textbook", domain="书籍", constraints=["保持原文排版：换行不变"],
+                 constraint_ids=["layout_break"]),
+        make_row("e", scenario="novel", domain="小说"),
+    ]
+    predictions = [{"case_id": "a", "prediction": "Hello, world"}, {"case_id": "b", "prediction": "Hi"},
+                   {"case_id": "c", "prediction": "你好"}, {"case_id": "d", "prediction": "一行目 二行目"},
+                   {"case_id": "e", "prediction": None}]
+    data, preds, out = write_jsonl(tmp_path / "d.jsonl", rows), write_jsonl(tmp_path / "p.jsonl", predictions), \
+        tmp_path / "o"
+    assert evaluate.main(["--data", str(data), "--predictions", str(preds), "--output-dir", str(out), "--skip-judge",
+                          "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["hard_pass_rate"] == {"value": 0.4, "ci95": [0.0, 0.8], "n": 5}
+    assert summary["if_score"] == {"value": None, "ci95": None, "n": 5}
+    original = [(cid, {key: value for key, value in entry.items() if not key.endswith("_strict")})
+                for cid, entry in summary["by_constraint"].items()]  # the strict rates beside are §7b's
+    assert original == [
+        ("format_preserve", {"kind": "hard", "n": 3, "pass_rate": 0.666667}),   # a ✓, c ✓, e missing
+        ("social_preserve", {"kind": "hard", "n": 1, "pass_rate": 0.0}),
+        ("layout_break", {"kind": "hard", "n": 1, "pass_rate": 0.0}),
+        ("style_consistency", {"kind": "soft", "n": 1, "mean": None}),
+    ]
+
+    def groups(name):
+        return [(group, entry["n"], entry["hard_pass_rate"], entry["if_score"], entry["quality"])
+                for group, entry in summary[name].items()]
+
+    assert groups("by_scenario") == [("novel", 2, 0.5, None, None), ("social", 2, 0.5, None, None),
+                                     ("doc_textbook", 1, 0.0, None, None)]
+    assert groups("by_domain") == [("小说", 2, 0.5, None, None), ("评论", 2, 0.5, None, None),
+                                   ("书籍", 1, 0.0, None, None)]
+    assert groups("by_language_pair") == [("zh-en", 3, 0.333333, None, None), ("en-zh", 1, 1.0, None, None),
+                                          ("zh-ja", 1, 0.0, None, None)]
+    assert groups("by_target_lang") == [("en", 3, 0.333333, None, None), ("ja", 1, 0.0, None, None),
+                                        ("zh", 1, 1.0, None, None)]
+    assert groups("by_constraint_count") == [("1", 4, 0.25, None, None), ("2", 1, 1.0, None, None)]
