@@ -37,6 +37,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,9 +77,11 @@ def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
-def _mutation_points(tree: ast.Module) -> list[tuple[int, str, callable]]:
-    """(line, description, apply) for every one-point mutation of `tree`; `apply(node)` edits a
-    deep copy's matching node, found again by its position in the walk."""
+def _mutation_points(tree: ast.Module) -> list[tuple[int, str, int, Callable | None]]:
+    """(line, description, position, apply) for every one-point mutation of `tree`, in line order.
+
+    `position` is the node's place in `ast.walk` order, so the same node is found again in a deep
+    copy; `apply(node)` changes it there (None: the statement is replaced by `pass`)."""
     points = []
     module_level = set(map(id, tree.body))
     for node in ast.walk(tree):
