@@ -96,3 +96,15 @@ def test_jsonl_line_escapes_exactly_what_the_full_translation_escapes(text):
     line = jsonl_line(value)
     assert line == json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS_IN_JSON) + "\n"
     assert len(line.splitlines()) == 1 and json.loads(line) == value
+
+
+def test_the_cache_key_is_the_same_in_every_process():
+    """A key that changed from run to run (a memory address in it) would rebuild the table each time."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-c", "from eval.syllable import _cmu_source_key; print(_cmu_source_key())"]
+    keys = {subprocess.run(command, cwd=root, capture_output=True, text=True, check=True).stdout for _ in range(2)}
+    assert keys == {syllable._cmu_source_key() + "\n"}
