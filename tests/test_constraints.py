@@ -674,3 +674,9 @@ def test_the_constraint_table_cannot_be_changed_in_place():
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         CONSTRAINTS["format_preserve"].kind = "soft"
+
+
+def test_a_subtitle_prediction_that_is_not_json_shows_its_first_twenty_characters():
+    row = make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0])
+    assert check_syllable_order("  " + "n" * 30, row).detail["prediction_starts"] == "n" * 19 + "…"
+    assert check_syllable_order("n" * 20, row).detail["prediction_starts"] == "n" * 20
