@@ -21,7 +21,9 @@ from eval.predictions import is_missing, predictions_block
 from eval.report import console_table, make_signature, non_formal_reasons, report_markdown, write_results
 from eval.sandglass import add_benchmark_argument, evaluate_sandglass, resolve_benchmark
 from eval.scoring import score_instance
+from eval.system_meta import system_summary
 from eval.types import JudgeItem
+from prepare_inputs import model_input
 
 MANIFEST_PATH = Path(__file__).resolve().parent / "manifest.json"
 
@@ -87,6 +89,7 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
                                  unscored="soft constraints and quality were", manifest_entry="data checksum")
     if args.rule_set != DEFAULT_RULE_SET:
         reasons.append(f"--rule-set {args.rule_set}: not the protocol's hard rules")
+    system, system_warnings, system_part = system_summary(args.predictions, rows, model_input)
     summary = {
         "harness_version": __version__,
         "formal": not reasons,
@@ -98,7 +101,10 @@ def build_summary(args, data, rows, predictions, prediction_lines, scores, judge
             [(predictions.get(row["case_id"]), row["source_text"]) for row in rows]),
         "rule_set": args.rule_set,
         "judge": judge_block,
-        "signature": make_signature(data.sha256, len(rows), judge_block, settings=(f"rules:{args.rule_set}",)),
+        "system": system,
+        "system_warnings": system_warnings,
+        "signature": make_signature(data.sha256, len(rows), judge_block,
+                                    settings=(f"rules:{args.rule_set}", *system_part)),
         "if_score": headline(scores, "if_score", known=not args.skip_judge),
         "quality": headline(scores, "quality", known=not args.skip_judge),
         "hard_pass_rate": headline(scores, "hard_pass"),

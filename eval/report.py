@@ -13,6 +13,7 @@ from pathlib import Path
 
 from eval import __version__
 from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+from eval.system_meta import system_report_lines
 
 OUTPUT_FILES = ("summary.json", "report.md", "scores.jsonl")
 
@@ -125,6 +126,7 @@ def report_markdown(summary: dict) -> str:
               f"sha256 {summary['data']['sha256'][:12]}, manifest match: {summary['data']['manifest_match']})",
               f"- Predictions: {summary['predictions']['path']} ({summary['predictions']['rows']} lines, "
               f"{summary['predictions']['missing']} instances missing)"]
+    lines += system_report_lines(summary.get("system"), summary.get("system_warnings", []))
     judge = summary.get("judge")
     if judge:
         lines.append(f"- Judge: {judge['model']} ({judge['endpoint_kind']}) at {judge['host']}; "
@@ -163,6 +165,7 @@ def console_table(summary: dict) -> str:
     missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
     if missing:
         out.append(f"{missing} of {total} instances have no prediction (scored 0)")
+    out += [f"warning: {warning}" for warning in summary.get("system_warnings", [])]
     out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return "\n".join(out)

@@ -31,6 +31,7 @@ from eval.predictions import is_missing, predictions_block
 from eval.prompts import delimited_block, delimiter_tag
 from eval.report import (headline_cell, jsonl_line, make_signature, non_formal_reasons, write_atomic,
                          write_results)
+from eval.system_meta import system_report_lines, system_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -469,10 +470,10 @@ def judge_quality(rows: list[dict], predictions: dict, settings, cache_path: Pat
     return {case_id: verdict["quality"] for (case_id, _), verdict in verdicts.items()}, block
 
 
-def signature(sha256: str, n: int, judge: dict | None) -> str:
+def signature(sha256: str, n: int, judge: dict | None, system_part: tuple[str, ...] = ()) -> str:
     """Every setting the numbers depend on: data, targets, Judge, prompt version, bootstrap, harness."""
     rates = ",".join(f"{lang}={rate}" for lang, rate in SPEECH_RATES.items())
-    return make_signature(sha256, n, judge, settings=(f"rates:{rates}",), benchmark="sandglass")
+    return make_signature(sha256, n, judge, settings=(f"rates:{rates}", *system_part), benchmark="sandglass")
 
 
 def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: int, predictions: dict,
@@ -480,6 +481,7 @@ def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: in
     """summary.json of a Sandglass run."""
     reasons = non_formal_reasons(args, len(rows), len(data.rows), data.sha256, expected_sha256,
                                  unscored="quality and score were", manifest_entry="sandglass entry")
+    system, system_warnings, system_part = system_summary(args.predictions, rows, model_input)
     summary = {
         "harness_version": __version__,
         "benchmark": "sandglass",
@@ -493,7 +495,9 @@ def build_summary(args, data: LoadedData, rows: list[dict], prediction_lines: in
         "targets": {"speech_rates": dict(SPEECH_RATES), "ratios": dict(LENGTH_RATIOS),
                     "rounding": "Python round (half to even); short -1 / long +1 when equal to natural"},
         "judge": judge,
-        "signature": signature(data.sha256, len(rows), judge),
+        "system": system,
+        "system_warnings": system_warnings,
+        "signature": signature(data.sha256, len(rows), judge, system_part),
         "score": headline(items, "score"),
         "syllable_reward": headline(items, "syllable_reward"),
         "quality": headline(items, "quality"),
@@ -530,7 +534,8 @@ def report_markdown(summary: dict) -> str:
              f"- Data: {summary['data']['source']} ({summary['data']['n_instances']} items, sha256 "
              f"{summary['data']['sha256'][:12]}, manifest match: {summary['data']['manifest_match']})",
              f"- Predictions: {summary['predictions']['path']} ({summary['predictions']['rows']} lines, "
-             f"{summary['predictions']['missing']} items missing)", "",
+             f"{summary['predictions']['missing']} items missing)",
+             *system_report_lines(summary.get("system"), summary.get("system_warnings", [])), "",
              "| metric | value [95% CI] |", "|---|---|"]
     for name in ("score", "syllable_reward", "quality", "mean_abs_dev"):
         lines.append(f"| {name} | {headline_cell(summary[name])} |")
@@ -550,6 +555,7 @@ def console_table(summary: dict) -> str:
     for name in TABLE_COLUMNS[1:]:
         cells = [summary["overall"][name]] + [stats[name] for stats in summary["by_language"].values()]
         out.append(f"{name:<16}  " + "  ".join(f"{_cell(name, value):>8}" for value in cells))
+    out += [f"warning: {warning}" for warning in summary.get("system_warnings", [])]
     out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return "\n".join(out)
