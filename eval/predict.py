@@ -40,6 +40,7 @@ ENDPOINT_CHOICES = ("auto", "chat", "responses")
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_DEADLINE_S = 30.0
+STOP_GRACE_S = 10.0  # a stopped run waits this long for requests parked in the provider's queue
 META_FORMAT = 1
 # A reasoning model's chat answer carries its reasoning too: far more than a Judge verdict's 64 KB.
 MAX_REPLY_BYTES = 8 * 1024 * 1024
@@ -571,12 +572,44 @@ async def _probe_models(client, settings: PredictSettings, headers: dict) -> dic
         return None
 
 
+class _Stopped(Exception):
+    """The run is stopping: a request that has not started yet is not sent."""
+
+
+class StoppableClient:
+    """The httpx client `send` is given, with a stop switch and a flag for an exchange in progress.
+
+    Once `stopping` is set no new exchange starts (the exception is raised inside `send`'s own
+    guard, so its ticket goes back to the health object), and only tasks inside an exchange are
+    cancelled: cancelling a task parked in `ProviderHealth.acquire` (its `wait_for(condition.wait())`)
+    can leave the condition's lock held on Python 3.11, so those tasks are left to wake and find
+    the stop themselves.
+    """
+
+    def __init__(self, client, stopping: asyncio.Event):
+        self.client = client
+        self.stopping = stopping
+        self.exchanging = False
+
+    @contextlib.asynccontextmanager
+    async def stream(self, *args, **kwargs):
+        if self.stopping.is_set():
+            raise _Stopped()
+        self.exchanging = True
+        try:
+            async with self.client.stream(*args, **kwargs) as response:
+                yield response
+        finally:
+            self.exchanging = False
+
+
 async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: AnswerWriter, state: RunState,
-                   notify: Callable[[str], None], progress: bool) -> dict | None:
+                   stop_requested: asyncio.Event, notify: Callable[[str], None], progress: bool) -> dict | None:
     """Ask for every pending row, `concurrency` at a time; returns the /models engine entry.
 
     The first fatal error (a rejected request, the provider down past the deadline, a body that is
-    not a response) stops every other request and is raised; answers written so far stay.
+    not a response) or `stop_requested` (a signal) stops every other request; the error is left in
+    `state.first_error`. Answers written so far stay.
     """
     import httpx
     from tqdm import tqdm
@@ -592,14 +625,16 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     rows = iter(pending)
     bar = tqdm(total=len(pending), desc="predict", unit="req", disable=not progress, dynamic_ncols=True)
     ssl_context = httpx.create_ssl_context()
-    engine = None
+    stopping = asyncio.Event()
 
-    async def worker(client) -> None:
+    async def worker(client: StoppableClient) -> None:
         for row in rows:
             body = request_body(settings, row.messages)
             try:
                 reply = await send(client, health, url, body, headers, timeout=settings.timeout, secrets=secrets,
                                    max_reply_bytes=MAX_REPLY_BYTES)
+            except _Stopped:
+                return
             except ProviderDown as error:
                 raise ProviderDown(error.host, error.last_cause,
                                    hint=f"check that the model server at {host} is up (MODEL_API_BASE); the answers "
@@ -618,49 +653,61 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
             writer.write(answer.record(row.case_id))
             state.written += 1
             bar.update(1)
+            if stopping.is_set():
+                return
 
     async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(httpx.AsyncClient(
+        clients = [StoppableClient(await stack.enter_async_context(httpx.AsyncClient(
             verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1)))
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))), stopping)
             for _ in range(min(settings.concurrency, max(len(pending), 1)))]
-        engine = await _probe_models(clients[0], settings, headers)
+        engine = await _probe_models(clients[0].client, settings, headers)
         tasks = [asyncio.ensure_future(worker(client)) for client in clients]
+        stop_waiter = asyncio.ensure_future(stop_requested.wait())
         try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            for task in tasks:
-                if task.done() and not task.cancelled() and task.exception() is not None:
-                    state.first_error = task.exception()
+            while True:
+                running = [task for task in tasks if not task.done()]
+                failed = [task for task in tasks if task.done() and task.exception() is not None]
+                if failed:
+                    state.first_error = failed[0].exception()
+                if failed or not running or stop_requested.is_set():
                     break
-        finally:  # an error, Ctrl-C or SIGTERM: stop every request still in flight
-            for task in tasks:
+                await asyncio.wait(running + [stop_waiter], return_when=asyncio.FIRST_COMPLETED)
+        finally:  # an error, a signal, or the end: stop what is still running, within bounds
+            stopping.set()
+            stop_waiter.cancel()
+            for task, client in zip(tasks, clients):
+                if client.exchanging:
+                    task.cancel()
+            _, still = await asyncio.wait(tasks, timeout=STOP_GRACE_S)
+            for task in still:  # a wait longer than the grace (a 429 pause): cancelled after all
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            if still:
+                await asyncio.wait(still, timeout=1.0)
+            for task in tasks:  # every outcome is read, so none is reported as "never retrieved"
+                if task.done() and not task.cancelled():
+                    task.exception()
             bar.close()
     return engine
 
 
-def _run_with_signals(coroutine_factory: Callable[[], object]) -> tuple[object, int | None]:
-    """Run the asking loop; SIGINT, SIGTERM and SIGHUP cancel it at once (the lines already
+def _run_with_signals(run: Callable[[asyncio.Event], object]) -> tuple[object, int | None]:
+    """Run the asking loop; SIGINT, SIGTERM and SIGHUP ask it to stop at once (the lines already
     written are whole). Returns (result, the signal that stopped it, or None)."""
     stopped: list[int] = []
 
     async def main():
-        task = asyncio.ensure_future(coroutine_factory())
+        stop_requested = asyncio.Event()
         loop = asyncio.get_running_loop()
         installed = []
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             try:
-                loop.add_signal_handler(signum, lambda s=signum: (stopped.append(s), task.cancel()))
+                loop.add_signal_handler(signum, lambda s=signum: (stopped.append(s), stop_requested.set()))
                 installed.append(signum)
             except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
                 pass
         try:
-            return await task
-        except asyncio.CancelledError:
-            if stopped:
-                return None
-            raise
+            return await run(stop_requested)
         finally:
             for signum in installed:
                 loop.remove_signal_handler(signum)
@@ -725,7 +772,7 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
             writer = AnswerWriter(output_path)
             try:
                 found, signum = _run_with_signals(
-                    lambda: _ask_all(settings, pending, writer, state, notify, progress))
+                    lambda stop: _ask_all(settings, pending, writer, state, stop, notify, progress))
             finally:
                 writer.close()
             if found:
