@@ -31,7 +31,7 @@ from eval import __version__
 from eval.data import read_jsonl_objects
 from eval.errors import ConfigError, DataError, HarnessError
 from eval.judge_client import REASONING_EFFORTS, public_host, uses_responses_endpoint
-from eval.report import jsonl_line, write_atomic
+from eval.outputs import jsonl_line, write_atomic
 from eval.system_meta import meta_path_for
 
 CHAT = "chat_completions"

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from eval.outputs import jsonl_line
+
 SYSTEM_FIELDS = ("model", "model_reported", "models_reported", "endpoint_kind", "host", "params", "engine",
                  "started_at", "finished_at", "complete", "counts", "usage")
 
@@ -26,8 +28,6 @@ def meta_path_for(predictions_path: Path) -> Path:
 
 def inputs_sha256(rows: list[dict], model_input: Callable[[dict], dict]) -> str:
     """SHA-256 of the bytes prepare_inputs.py exports for `rows` (what predict.py hashes)."""
-    from eval.report import jsonl_line  # eval.report imports this module
-
     digest = hashlib.sha256()
     for row in rows:
         digest.update(jsonl_line(model_input(row)).encode("utf-8"))
