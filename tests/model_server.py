@@ -49,15 +49,16 @@ def messages_key(messages: list) -> str:
 
 
 def reference_rows(path: Path) -> list[dict]:
-    """Data rows of either benchmark as {case_id, messages, reference}."""
+    """Data rows of either benchmark as {case_id, messages, reference}; a Sandglass row without a
+    `label` is answered with its source subtitle, so that every answer is non-empty."""
     rows = []
     for line in Path(path).read_text(encoding="utf-8").split("\n"):
         if line.strip():
             row = json.loads(line)
             prompt = row["prompt"]
             messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
-            rows.append({"case_id": row["case_id"], "messages": messages,
-                         "reference": row.get("reference", row.get("label"))})
+            reference = row.get("reference") or row.get("label") or (row.get("metadata") or {}).get("source")
+            rows.append({"case_id": row["case_id"], "messages": messages, "reference": reference or UNKNOWN_ANSWER})
     return rows
 
 
