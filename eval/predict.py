@@ -614,7 +614,7 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     import httpx
     from tqdm import tqdm
 
-    from eval.provider import ProviderDown, ProviderHealth, ProviderRejected, redact, send
+    from eval.provider import ProviderDown, ProviderFailing, ProviderHealth, ProviderRejected, redact, send
 
     secrets = (settings.api_key,)
     headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
@@ -641,6 +641,10 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                         "received so far are saved: rerun the same command to resume") from None
             except ProviderRejected as error:
                 raise rejection_error(error, settings, row.case_id) from None
+            except ProviderFailing as error:
+                raise PredictError(f"case {row.case_id}: {error}",
+                                   hint="the server answers other requests but not this one; the answers received "
+                                        "so far are saved: rerun to resume") from None
             if not state.engine_headers:
                 state.engine_headers = {name: reply.headers[name] for name in ENGINE_HEADERS if name in reply.headers}
             try:
@@ -661,7 +665,8 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
             verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))), stopping)
             for _ in range(min(settings.concurrency, max(len(pending), 1)))]
-        engine = await _probe_models(clients[0].client, settings, headers)
+        probe_client = await stack.enter_async_context(httpx.AsyncClient(verify=ssl_context))
+        probe = asyncio.ensure_future(_probe_models(probe_client, settings, headers))  # beside the work, never before it
         tasks = [asyncio.ensure_future(worker(client)) for client in clients]
         stop_waiter = asyncio.ensure_future(stop_requested.wait())
         try:
@@ -687,8 +692,11 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
             for task in tasks:  # every outcome is read, so none is reported as "never retrieved"
                 if task.done() and not task.cancelled():
                     task.exception()
+            if not probe.done():
+                probe.cancel()
+            await asyncio.wait([probe], timeout=1.0)
             bar.close()
-    return engine
+    return probe.result() if probe.done() and not probe.cancelled() else None
 
 
 def _run_with_signals(run: Callable[[asyncio.Event], object]) -> tuple[object, int | None]:
@@ -746,7 +754,7 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
     input_ids = {row.case_id for row in inputs}
     output_path.parent.mkdir(parents=True, exist_ok=True)
     with hold_lock(output_path, "output file", is_dir=False, secrets=(settings.api_key,)):
-        previous = read_meta(meta_path)
+        previous = read_meta(meta_path) if output_path.exists() else None  # no output: a fresh start
         if output_path.exists() and output_path.stat().st_size and previous is None:
             raise ConfigError(f"{output_path} exists but has no {meta_path.name} beside it, so it was not "
                               "started by predict.py", "choose another --output, or delete the file")

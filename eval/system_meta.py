@@ -66,11 +66,17 @@ def load_system_meta(predictions_path: Path, expected_inputs_sha256: str | None)
     return system, warnings
 
 
-def system_summary(predictions_path: Path, rows: list[dict],
-                   model_input: Callable[[dict], dict]) -> tuple[dict | None, list[str], tuple[str, ...]]:
+def system_summary(predictions_path: Path, rows: list[dict], model_input: Callable[[dict], dict],
+                   all_rows: list[dict] | None = None) -> tuple[dict | None, list[str], tuple[str, ...]]:
     """What a summary builder needs: (system block, warnings, signature parts), the inputs hash
-    recomputed from the scored rows as prepare_inputs.py would export them."""
+    recomputed from the scored rows as prepare_inputs.py would export them. Predictions made for
+    all of the data (`all_rows`) match a run that scores part of it (--limit, --case-ids)."""
     system, warnings = load_system_meta(predictions_path, inputs_sha256(rows, model_input))
+    if system and system["inputs_match"] is False and all_rows is not None and len(all_rows) != len(rows):
+        full = inputs_sha256(all_rows, model_input)
+        if system["inputs_sha256"] == full:
+            system, warnings = load_system_meta(predictions_path, full)
+            system["inputs_scope"] = "all data rows (part of them scored)"
     part = system_signature_part(system)
     return system, warnings, (part,) if part else ()
 

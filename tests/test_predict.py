@@ -17,7 +17,7 @@ from eval.errors import ConfigError, DataError, HarnessError
 from eval.locking import hold_lock
 from eval.predict import (CHAT, RESPONSES, build_settings, endpoint_kind_for, extract_answer, request_params,
                           responses_input, run_predict)
-from eval.system_meta import load_system_meta, meta_path_for, system_signature_part
+from eval.system_meta import inputs_sha256, load_system_meta, meta_path_for, system_signature_part, system_summary
 from judge_server import refused_base_url
 from model_server import ModelServer, reference_rows
 
@@ -515,5 +515,47 @@ def test_prepare_predict_evaluate_end_to_end_gives_every_reference_its_pass(tmp_
     done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--predictions", str(predictions),
                            "--output-dir", str(out), "--skip-judge", "--quiet", "--limit", "10"],
                           env=env, capture_output=True, text=True)
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["system"]["inputs_match"] is False and "answer other inputs" in summary["system_warnings"][0]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))  # made for all rows, 10 scored
+    assert summary["system"]["inputs_match"] is True and summary["system_warnings"] == []
+    assert summary["system"]["inputs_scope"] == "all data rows (part of them scored)"
+
+
+def test_system_summary_matches_the_scored_rows_or_all_of_the_data_and_warns_otherwise(tmp_path):
+    rows = [{"case_id": f"r{i}", "prompt": f"p{i}"} for i in range(4)]
+    model_input = lambda row: {"case_id": row["case_id"], "messages": [{"role": "user", "content": row["prompt"]}]}
+    predictions = tmp_path / "predictions.jsonl"
+    for made_for, scored, match, scope in ((rows, rows, True, None), (rows, rows[:2], True, "all data rows"),
+                                           (rows[:2], rows[:2], True, None), (rows[:2], rows, False, None),
+                                           (rows[1:], rows[:3], False, None)):
+        meta = {"tool": "predict.py", "model": "m", "complete": True, "counts": {},
+                "inputs": {"sha256": inputs_sha256(made_for, model_input)}}
+        meta_path_for(predictions).write_text(json.dumps(meta), encoding="utf-8")
+        system, warnings, part = system_summary(predictions, scored, model_input, rows)
+        assert system["inputs_match"] is match and part == ("system:m",)
+        assert (system.get("inputs_scope") or "").startswith(scope or "")
+        assert bool(warnings) is not match
+
+
+@pytest.mark.parametrize("status, message, hint, exit_status", [
+    (400, "This model's maximum context length is 8192 tokens", "lower --max-tokens", 2),
+    (400, "unknown field top_k", "--extra-body", 2),
+    (401, "invalid api key", "check MODEL_API_KEY", 2),
+    (404, "model not found", "MODEL_API_BASE (usually ends in /v1) and --model", 2),
+    (422, "unprocessable", "the server refused this request", 3),
+])
+def test_a_rejection_names_the_case_and_what_to_change(status, message, hint, exit_status):
+    from eval.predict import rejection_error
+    from eval.provider import ProviderRejected
+
+    error = rejection_error(ProviderRejected("http://h:1", status, message), settings_for("http://h:1/v1"), "c7")
+    assert f"HTTP {status} for case c7: {message}" in str(error) and hint in error.hint
+    assert error.exit_status == exit_status
+
+
+def test_a_meta_file_without_its_output_is_a_fresh_start(tmp_path):
+    with ModelServer(ROWS) as server:
+        predict(server, tmp_path, temperature=0.0)
+        (tmp_path / "predictions.jsonl").unlink()
+        result = predict(server, tmp_path, temperature=1.0)
+    assert result.asked == 6 and result.meta["params"] == {"temperature": 1.0}
+    assert [run["asked"] for run in result.meta["runs"]] == [6]
