@@ -80,7 +80,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                           bench.unscored_without_judge)
     reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
     reasons += extra_reasons
-    system, system_warnings, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
+    system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
@@ -95,7 +95,6 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         **bench.settings(config),
         "judge": judge_block,
         "system": system,
-        "system_warnings": system_warnings,
         "signature": make_signature(data.sha256, len(rows), judge_block,
                                     settings=(signature_part(known_as), *bench.signature_parts(config), *system_part),
                                     benchmark=bench.signature_tag),

@@ -39,14 +39,14 @@ def run_lines(summary: dict, unit: str) -> list[str]:
              + (f", {len(data['warnings'])} data warnings" if data.get("warnings") else "") + ")",
              f"- Predictions: {predictions['path']} ({predictions['rows']} lines, "
              f"{predictions['missing']} {unit} missing)"]
-    lines += system_report_lines(summary.get("system"), summary.get("system_warnings", []))
+    lines += system_report_lines(summary.get("system"))
     notice = missing_notice(summary)
     return ([f"**{notice}**", ""] if notice else []) + lines
 
 
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
-    out = [f"warning: {warning}" for warning in summary.get("system_warnings", [])]
+    out = [f"warning: {warning}" for warning in (summary.get("system") or {}).get("warnings") or []]
     out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return out

@@ -68,7 +68,8 @@ def load_system_meta(predictions_path: Path, expected_inputs_sha256: str | None)
 
 def system_summary(predictions_path: Path, rows: list[dict], model_input: Callable[[dict], dict],
                    all_rows: list[dict] | None = None) -> tuple[dict | None, list[str], tuple[str, ...]]:
-    """What a summary builder needs: (system block, warnings, signature parts), the inputs hash
+    """What a summary builder needs: (the `system` block with its `warnings`, the warnings, the
+    signature parts), the inputs hash
     recomputed from the scored rows as prepare_inputs.py would export them. Predictions made for
     all of the data (`all_rows`) match a run that scores part of it (--limit, --case-ids)."""
     system, warnings = load_system_meta(predictions_path, inputs_sha256(rows, model_input))
@@ -77,6 +78,10 @@ def system_summary(predictions_path: Path, rows: list[dict], model_input: Callab
         if system["inputs_sha256"] == full:
             system, warnings = load_system_meta(predictions_path, full)
             system["inputs_scope"] = "all data rows (part of them scored)"
+    if system is None and warnings:  # a meta file is there but cannot be used: say so in the summary
+        system = {"model": None, "meta_path": str(meta_path_for(predictions_path))}
+    if system is not None:
+        system["warnings"] = warnings
     part = system_signature_part(system)
     return system, warnings, (part,) if part else ()
 
@@ -88,10 +93,11 @@ def system_signature_part(system: dict | None) -> str | None:
     return "system:" + "".join("_" if char in "|" or char.isspace() else char for char in system["model"])
 
 
-def system_report_lines(system: dict | None, warnings: list[str]) -> list[str]:
+def system_report_lines(system: dict | None) -> list[str]:
     """The report.md lines that describe the system (one line, plus one per warning)."""
     lines = []
-    if system:
+    warnings = (system or {}).get("warnings") or []
+    if system and system.get("model"):
         counts = system.get("counts") or {}
         usage = system.get("usage") or {}
         reported = system.get("model_reported")
@@ -107,6 +113,7 @@ def system_report_lines(system: dict | None, warnings: list[str]) -> list[str]:
               f"{counts.get('empty')} empty, {counts.get('reasoning_returned')} with separate reasoning; "
               f"tokens in {usage.get('input_tokens')}, out {usage.get('output_tokens')}")
     else:
-        lines.append("- System: not recorded (no <predictions stem>.meta.json beside the predictions)")
+        lines.append("- System: not recorded" + ("" if system else
+                                                  " (no <predictions stem>.meta.json beside the predictions)"))
     lines += [f"- Warning: {warning}" for warning in warnings]
     return lines

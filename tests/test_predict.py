@@ -509,14 +509,14 @@ def test_prepare_predict_evaluate_end_to_end_gives_every_reference_its_pass(tmp_
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["hard_pass_rate"]["value"] == 1.0
     assert summary["system"]["model"] == "stand-in-ref" and summary["system"]["inputs_match"] is True
-    assert summary["system"]["params"] == {"temperature": 0.0} and summary["system_warnings"] == []
+    assert summary["system"]["params"] == {"temperature": 0.0} and summary["system"]["warnings"] == []
     assert "|system:stand-in-ref|" in summary["signature"]
     assert "- System: stand-in-ref at http://127.0.0.1:" in (out / "report.md").read_text(encoding="utf-8")
     done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--predictions", str(predictions),
                            "--output-dir", str(out), "--skip-judge", "--quiet", "--limit", "10"],
                           env=env, capture_output=True, text=True)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))  # made for all rows, 10 scored
-    assert summary["system"]["inputs_match"] is True and summary["system_warnings"] == []
+    assert summary["system"]["inputs_match"] is True and summary["system"]["warnings"] == []
     assert summary["system"]["inputs_scope"] == "all data rows (part of them scored)"
 
 
@@ -533,7 +533,11 @@ def test_system_summary_matches_the_scored_rows_or_all_of_the_data_and_warns_oth
         system, warnings, part = system_summary(predictions, scored, model_input, rows)
         assert system["inputs_match"] is match and part == ("system:m",)
         assert (system.get("inputs_scope") or "").startswith(scope or "")
-        assert bool(warnings) is not match
+        assert bool(warnings) is not match and system["warnings"] == warnings
+    meta_path_for(predictions).write_text("{broken", encoding="utf-8")
+    system, warnings, part = system_summary(predictions, rows, model_input, rows)
+    assert system["model"] is None and part == () and "cannot be read" in system["warnings"][0]
+    assert system_summary(tmp_path / "other.jsonl", rows, model_input, rows) == (None, [], ())
 
 
 @pytest.mark.parametrize("status, message, hint, exit_status", [
