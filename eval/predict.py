@@ -22,7 +22,6 @@ import os
 import re
 import signal
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
