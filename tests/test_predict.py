@@ -563,3 +563,15 @@ def test_a_meta_file_without_its_output_is_a_fresh_start(tmp_path):
         result = predict(server, tmp_path, temperature=1.0)
     assert result.asked == 6 and result.meta["params"] == {"temperature": 1.0}
     assert [run["asked"] for run in result.meta["runs"]] == [6]
+
+
+def test_a_server_without_a_models_list_still_names_its_engine_by_header(tmp_path):
+    from judge_server import Reply
+
+    with ModelServer(ROWS) as server:
+        answer = server.answer
+        server.handler = lambda request: (Reply(404, {"error": {"message": "no such route"}})
+                                          if request.method == "GET" else answer(request))
+        result = predict(server, tmp_path)
+    assert result.meta["engine"] == {"header.server": "stand-in-engine/1.0"}
+    assert result.meta["counts"]["answered"] == 6
