@@ -1,94 +1,195 @@
-"""What the two command-line scripts share: the data-source flags and the error edge."""
+"""The command-line edge of every script: flags in argument groups, the frozen RunConfig built
+from them once, and the one place where an error becomes a message and an exit status."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sqlite3
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from eval.data import DEFAULT_DATA, DEFAULT_DATASET, file_sha256, load_rows_from_dataset, load_rows_from_file, rows_sha256
+from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
+from eval.config import DataSource, RunConfig
 from eval.errors import ConfigError, HarnessError
 
+BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub id
 
-@dataclass(frozen=True)
-class LoadedData:
-    """The rows of a run and where they came from."""
 
-    rows: list[dict]
-    source: str
-    sha256: str
-
+# ---------------------------------------------------------------------------------------------
+# Flags
+# ---------------------------------------------------------------------------------------------
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    """--data (alias --data-file, as the original scripts spell it), --dataset and --limit."""
+    """--benchmark, --data (alias --data-file, as the original scripts spell it), --dataset, --limit."""
     group = parser.add_argument_group("Data")
+    group.add_argument("--benchmark", choices=("auto", *BENCHMARKS), default="auto",
+                       help="which benchmark the data belongs to (default: auto, recognised from the first "
+                            "data row; a hub --dataset by its name). Sandglass runs default to "
+                            "data/sandglass/test.jsonl and, in evaluate.py, to their own Judge model")
     source = group.add_mutually_exclusive_group()
     source.add_argument("--data", "--data-file", dest="data", type=Path, default=None,
-                        help=f"data JSONL file (default: {DEFAULT_DATA.relative_to(DEFAULT_DATA.parent.parent)})")
-    source.add_argument("--dataset", nargs="?", const=DEFAULT_DATASET, default=None, metavar="NAME",
-                        help=f"load the test split with `datasets` (default name: {DEFAULT_DATASET})")
+                        help="data JSONL file (default: the bundled data/test.jsonl)")
+    source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
+                        help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
+                             "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench)")
     group.add_argument("--limit", type=int, default=None, metavar="N",
                        help="use only the first N rows (a smoke run; never formal)")
 
 
-def load_data(args: argparse.Namespace, default_data: Path = DEFAULT_DATA, default_dataset: str = DEFAULT_DATASET,
-              validate: Callable | None = None) -> LoadedData:
-    """Load and validate the rows the flags name (a benchmark mode passes its own defaults and row
-    validator); --limit is applied afterwards."""
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The "Judge" argument group; the endpoint and key come from the environment."""
+    from eval import judge_client as jc
+
+    group = parser.add_argument_group(
+        "Judge", "LLM Judge for soft constraints and quality. Set JUDGE_API_BASE "
+                 "(an OpenAI-compatible base URL, e.g. https://host/v1) and JUDGE_API_KEY.")
+    group.add_argument("--skip-judge", action="store_true",
+                       help="hard rules only: offline and reproducible, never formal")
+    group.add_argument("--judge-model", default=None,
+                       help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
+                            "others /chat/completions (default: gpt-5.6-sol; Sandglass: gemini-2.5-flash)")
+    group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
+                       default=jc.DEFAULT_CONCURRENCY, metavar="N",
+                       help="requests in flight at once (default: %(default)s)")
+    group.add_argument("--judge-reasoning-effort", default="none", choices=jc.REASONING_EFFORTS,
+                       help="reasoning effort sent to /responses models (default: %(default)s)")
+    group.add_argument("--judge-max-retries", type=int, default=jc.DEFAULT_MAX_RETRIES, metavar="N",
+                       help="retries of a request after a transient failure (default: %(default)s)")
+    group.add_argument("--judge-timeout", type=float, default=jc.DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                       help="timeout of one HTTP request (default: %(default)s; raise it behind a gateway "
+                            "that holds over-limit requests longer)")
+    group.add_argument("--judge-deadline", type=float, default=jc.DEFAULT_DEADLINE_S, metavar="SECONDS",
+                       help="how long the provider may fail every request before the run aborts "
+                            "(default: %(default)s)")
+    group.add_argument("--judge-backoff", type=float, default=jc.DEFAULT_BACKOFF_S, metavar="SECONDS",
+                       help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
+    group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
+                       help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
+
+
+def evaluate_parser() -> argparse.ArgumentParser:
+    from eval.constraints import DEFAULT_RULE_SET, RULE_SETS
+
+    parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
+    io = parser.add_argument_group("Predictions and outputs")
+    io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
+    io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
+    io.add_argument("--case-ids", type=Path, default=None, metavar="FILE",
+                    help="score exactly the case_ids listed in FILE, one per line (never formal)")
+    io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
+    add_data_arguments(parser)
+    rules = parser.add_argument_group("Rules")
+    rules.add_argument("--rule-set", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+                       help="hard-rule semantics (default: the original scorer's)")
+    add_judge_arguments(parser)
+    return parser
+
+
+def prepare_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description="Export model inputs (case_id + chat messages), never the reference.")
+    parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
+    add_data_arguments(parser)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------
+# From flags to settings (checked before anything runs)
+# ---------------------------------------------------------------------------------------------
+
+def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
+    """The benchmark the flags mean, and the data source with a bare --dataset resolved."""
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
-    if args.dataset:
-        name = default_dataset if args.dataset == DEFAULT_DATASET else args.dataset  # a bare --dataset
-        rows = load_rows_from_dataset(name, validate=validate)
-        local_file = Path(name).is_file()  # a local file is identified by its bytes, as with --data
-        return LoadedData(rows, f"dataset:{name}", file_sha256(Path(name)) if local_file else rows_sha256(rows))
-    path = args.data or default_data
-    rows = load_rows_from_file(path, validate=validate)
-    root = DEFAULT_DATA.parent.parent
-    shown = str(path) if args.data or not path.is_relative_to(root) else str(path.relative_to(root))
-    return LoadedData(rows, shown, file_sha256(path))
+    dataset = None if args.dataset == BARE_DATASET else args.dataset
+    benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(args.data, dataset)
+    if args.dataset == BARE_DATASET:
+        dataset = get_benchmark(benchmark).default_dataset
+    return benchmark, DataSource(path=args.data, dataset=dataset)
 
 
-@dataclass(frozen=True)
-class RunInputs:
-    """What a scoring run starts from, checked in the order that keeps a failed run harmless."""
+def judge_settings_from_args(args: argparse.Namespace, default_model: str):
+    """JudgeSettings from the flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work."""
+    import httpx  # heavy: only the Judge path needs it
 
-    data: LoadedData
-    rows: list[dict]                     # the rows this run scores (after --limit)
-    predictions: dict[str, str | None]   # case_id -> prediction, for the scored rows
-    prediction_lines: int
-    judge_settings: object | None        # judge_client.JudgeSettings, or None with --skip-judge
-    cache_path: Path
+    from eval.judge_client import JudgeSettings
+
+    model = default_model if args.judge_model is None else args.judge_model
+    api_base = os.environ.get("JUDGE_API_BASE", "").strip()
+    api_key = os.environ.get("JUDGE_API_KEY", "").strip()
+    for name, value in (("JUDGE_API_BASE", api_base), ("JUDGE_API_KEY", api_key)):
+        if not value:
+            raise ConfigError(f"{name} is not set",
+                              hint="export JUDGE_API_BASE=https://HOST/v1 and JUDGE_API_KEY=..., "
+                                   "or pass --skip-judge for a hard-rules-only run")
+    try:
+        url = httpx.URL(api_base)
+    except (httpx.InvalidURL, TypeError):
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError("JUDGE_API_BASE is not an http(s) URL",
+                          hint="e.g. https://api.example.com/v1 or http://127.0.0.1:8000/v1")
+    if url.userinfo:
+        raise ConfigError("JUDGE_API_BASE must not carry credentials", hint="put the key in JUDGE_API_KEY")
+    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
+        raise ConfigError("JUDGE_API_BASE names an endpoint, not the API base",
+                          hint="give the base only (e.g. https://host/v1); the endpoint follows from --judge-model")
+    if not (api_key.isascii() and api_key.isprintable()):
+        raise ConfigError("JUDGE_API_KEY holds characters that cannot be sent in an HTTP header",
+                          hint="copy the key again: it must be printable ASCII")
+    checks = ((args.judge_concurrency >= 1, "--judge-concurrency must be at least 1"),
+              (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
+              (args.judge_timeout > 0, "--judge-timeout must be positive"),
+              (args.judge_deadline > 0, "--judge-deadline must be positive"),
+              (args.judge_backoff >= 0, "--judge-backoff must be 0 or more"),
+              (bool(model.strip()), "--judge-model must not be empty"))
+    for ok, message in checks:
+        if not ok:
+            raise ConfigError(message)
+    return JudgeSettings(model=model.strip(), api_base=api_base, api_key=api_key,
+                         concurrency=args.judge_concurrency,
+                         reasoning_effort=args.judge_reasoning_effort,
+                         max_retries=args.judge_max_retries, timeout=args.judge_timeout,
+                         backoff=args.judge_backoff, deadline=args.judge_deadline)
 
 
-def start_run(args: argparse.Namespace, load: Callable[[argparse.Namespace], LoadedData] = load_data,
-              default_model: str | None = None) -> RunInputs:
-    """Check the Judge settings (before anything changes), delete an earlier run's results, load
-    the data and the predictions. Shared by both benchmarks; `load` and `default_model` are the
-    mode's own."""
-    from eval.predictions import load_predictions
-    from eval.report import remove_previous_results
-
-    judge_settings = None
+def run_config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The frozen RunConfig of an evaluate.py command line."""
+    benchmark, source = benchmark_and_source(args)
+    judge = None
     if not args.skip_judge:
-        from eval import judge_client
+        judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
+    return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
+                     limit=args.limit, case_ids=args.case_ids, rule_set=args.rule_set, judge=judge,
+                     judge_cache=args.judge_cache, quiet=args.quiet)
 
-        model_default = {} if default_model is None else {"default_model": default_model}
-        judge_settings = judge_client.settings_from_args(args, **model_default)
-    remove_previous_results(args.output_dir)  # the run starts: no earlier result may pass for this one
-    data = load(args)
-    rows = data.rows[: args.limit] if args.limit else data.rows
-    ignored_ids = {row["case_id"] for row in data.rows[len(rows):]}
-    predictions, lines = load_predictions(args.predictions, {row["case_id"] for row in rows}, ignored_ids)
-    cache_path = Path(args.judge_cache or args.output_dir / "judge_cache.sqlite")
-    return RunInputs(data, rows, predictions, lines, judge_settings, cache_path)
+
+# ---------------------------------------------------------------------------------------------
+# The error edge
+# ---------------------------------------------------------------------------------------------
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: stop like Ctrl-C (SPEC §11), exiting 128 + the signal number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame) -> None:
+    raise Terminated(signum)
 
 
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
     """Run a script's main; a HarnessError becomes one clear message and its exit status."""
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[signum] = signal.signal(signum, _raise_terminated)
+        except ValueError:  # not the main thread (a test calling main directly): leave the handler alone
+            pass
     try:
         return main(argv)
     except HarnessError as error:
@@ -106,3 +207,11 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     except KeyboardInterrupt:
         print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
         return 130
+    except Terminated as stop:
+        name = signal.Signals(stop.signum).name
+        print(f"stopped by {name}: no result was written (Judge verdicts received so far stay in the cache)",
+              file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

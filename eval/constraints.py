@@ -1,8 +1,9 @@
-"""The ten constraints: their kinds, the keywords that find their lines, and the hard rules.
+"""The ten constraints: one table row per id (`CONSTRAINTS`, at the end) and the hard rules.
 
-The hard rules restate the original scorer's semantics (SPEC §7), lenient spots included, so that
-verdicts on the official release match published numbers. A stricter companion rule set can be
-added as another entry of `RULE_SETS` without touching `ORIGINAL_RULES`.
+A row holds the id's kind, the keywords that find its lines (SPEC §5), its rule (hard) or its
+rubric for the Judge (soft). The rules restate the original scorer's semantics (SPEC §7), lenient
+spots included, so that verdicts on the official release match published numbers; a stricter
+companion rule set stands beside them in `RULE_SETS` without touching them.
 """
 
 from __future__ import annotations
@@ -10,47 +11,20 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from eval.strict_rules import strict_rule_table
 from eval.types import RuleVerdict
 
 HARD = "hard"
 SOFT = "soft"
 
-# SPEC §4: id -> kind, in the SPEC's order.
-CONSTRAINT_KINDS: dict[str, str] = {
-    "format_preserve": HARD,
-    "syllable_order": HARD,
-    "term_compliance": HARD,
-    "social_preserve": HARD,
-    "layout_break": HARD,
-    "style_consistency": SOFT,
-    "term_cross_sentence": SOFT,
-    "academic_format_preserve": SOFT,
-    "context_disambiguate": SOFT,
-    "coref_resolution": SOFT,
-}
-HARD_IDS = tuple(cid for cid, kind in CONSTRAINT_KINDS.items() if kind == HARD)
-SOFT_IDS = tuple(cid for cid, kind in CONSTRAINT_KINDS.items() if kind == SOFT)
-
-# SPEC §5: the keywords by which a constraint line is recognised as stating an id.
-# format_preserve and syllable_order lines carry no keyword the rules read.
-LINE_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "term_compliance": ("术语对照", "专名"),
-    "social_preserve": ("社交元素",),
-    "layout_break": ("布局", "排版"),
-    "style_consistency": ("语体", "风格"),
-    "context_disambiguate": ("歧义", "消歧"),
-    "coref_resolution": ("指代", "代词"),
-    "term_cross_sentence": ("跨句", "全文统一"),
-    "academic_format_preserve": ("学术", "LaTeX", "学术格式"),
-}
-
 
 def line_states(line: str, constraint_id: str) -> bool:
     """True when `line` carries one of the §5 keywords of `constraint_id`."""
-    return any(keyword in line for keyword in LINE_KEYWORDS.get(constraint_id, ()))
+    return any(keyword in line for keyword in CONSTRAINTS[constraint_id].keywords)
 
 
 def constraint_line_for(row: dict, constraint_id: str) -> str:
@@ -226,10 +200,14 @@ def _first_difference(source_tags: list[str], prediction_tags: list[str]) -> dic
     return {}
 
 
+_ANY_ANGLE_SPAN = re.compile(r"<[^>]+>")
+
+
 def without_tags(text: str) -> str:
-    """The visible text: every tag removed (§7.1)."""
+    """The text the untranslated-Chinese test reads: every `<[^>]+>` match removed, as the original
+    does (§7.1): not only tags, but `<中文>`, comments and a stray `<` up to the next `>`, across lines."""
     head = _through_last_gt(text)
-    return HTML_TAG.sub("", head) + text[len(head):]
+    return _ANY_ANGLE_SPAN.sub("", head) + text[len(head):]
 
 
 def _check_html_part(prediction: str, row: dict) -> dict:
@@ -378,7 +356,7 @@ def glossary_terms(row: dict) -> list[str]:
     """
     terms: list[str] = []
     for line in row["constraints"]:
-        if "术语对照" not in line and "专名" not in line:
+        if not line_states(line, "term_compliance"):
             continue
         found = _GLOSSARY_AFTER.search(line)
         if not found:
@@ -421,7 +399,7 @@ def social_elements(row: dict) -> list[str]:
     """The elements of every `社交元素` line (§7.4): after the first `:` (else the first `：`)."""
     elements: list[str] = []
     for line in row["constraints"]:
-        if "社交元素" not in line:
+        if not line_states(line, "social_preserve"):
             continue
         if ":" in line:
             listed = line.split(":", 1)[1]
@@ -454,7 +432,7 @@ _DEFAULT_LAYOUT_FEATURES = ("newlines", "indent")
 
 def layout_features(row: dict) -> list[str]:
     """Features named by the `布局`/`排版` lines (§7.5); newlines and indent when none is named."""
-    named = {feature for line in row["constraints"] if "布局" in line or "排版" in line
+    named = {feature for line in row["constraints"] if line_states(line, "layout_break")
              for word, feature in _LAYOUT_FEATURE_WORDS if word in line}
     return [feature for _, feature in _LAYOUT_FEATURE_WORDS if feature in named] or list(_DEFAULT_LAYOUT_FEATURES)
 
@@ -489,15 +467,69 @@ def check_layout_break(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(not failed, detail)
 
 
-ORIGINAL_RULES: dict[str, HardRule] = {
-    "format_preserve": check_format_preserve,
-    "syllable_order": check_syllable_order,
-    "term_compliance": check_term_compliance,
-    "social_preserve": check_social_preserve,
-    "layout_break": check_layout_break,
-}
+# ---------------------------------------------------------------------------------------------
+# The table: one row per constraint id (SPEC §4, §5, §7, §10)
+# ---------------------------------------------------------------------------------------------
 
-RULE_SETS: dict[str, dict[str, HardRule]] = {"original": ORIGINAL_RULES}
+@dataclass(frozen=True)
+class Constraint:
+    """Everything the harness knows about one constraint id."""
+
+    id: str
+    kind: str                               # HARD (a rule decides) or SOFT (the Judge does)
+    keywords: tuple[str, ...] = ()          # §5: the words that mark a line as stating it
+    rule: HardRule | None = None            # hard: the original scorer's rule (§7)
+    rubric: dict[str, str] | None = None    # soft: what it asks and what 1 / 0.5 / 0 mean (§10)
+
+
+# In the SPEC's order. format_preserve and syllable_order lines carry no keyword the rules read.
+CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
+    Constraint("format_preserve", HARD, rule=check_format_preserve),
+    Constraint("syllable_order", HARD, rule=check_syllable_order),
+    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance),
+    Constraint("social_preserve", HARD, ("社交元素",), rule=check_social_preserve),
+    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break),
+    Constraint("style_consistency", SOFT, ("语体", "风格"), rubric={
+        "subject": "the register (casual, neutral or formal) the requirement asks for",
+        "1": "the whole translation is written in the requested register, from the first sentence to the last",
+        "0.5": "the requested register dominates, but a few words, phrases or forms of address slip out of it",
+        "0": "the register is not the requested one, or it keeps changing across the text",
+    }),
+    Constraint("term_cross_sentence", SOFT, ("跨句", "全文统一"), rubric={
+        "subject": "one rendering of the term(s) the requirement names, used throughout",
+        "1": "every occurrence of the named term gets the same rendering, and that rendering fits its meaning",
+        "0.5": "one rendering clearly dominates, with a single stray variant or one occurrence left out",
+        "0": "the term is rendered in two or more competing ways, or the chosen rendering misses its meaning",
+    }),
+    Constraint("academic_format_preserve", SOFT, ("学术", "LaTeX", "学术格式"), rubric={
+        "subject": "LaTeX, formulas, symbols and citation markers kept exactly as in the source",
+        "1": "every formula, LaTeX command, math symbol and citation marker is unchanged; only the prose is translated",
+        "0.5": "all of them survive, with minor damage that changes no meaning (spacing inside a formula, one marker moved or restyled)",
+        "0": "a formula, command or citation marker is translated, rewritten, dropped or broken",
+    }),
+    Constraint("context_disambiguate", SOFT, ("歧义", "消歧"), rubric={
+        "subject": "the ambiguous expression translated in the sense the requirement states",
+        "1": "every occurrence of the ambiguous expression carries the stated sense, unmistakably",
+        "0.5": "the stated sense is chosen, but one occurrence is vague or leans towards another sense",
+        "0": "another sense is used, or the translation leaves the ambiguity unresolved",
+    }),
+    Constraint("coref_resolution", SOFT, ("指代", "代词"), rubric={
+        "subject": "references (pronouns, omitted subjects) pointing to the antecedent the requirement names",
+        "1": "every reference named by the requirement clearly points to the stated antecedent, with no new ambiguity",
+        "0.5": "the chain is right overall, but one reference is unclear or could point elsewhere",
+        "0": "a reference points to the wrong person or thing, or the stated antecedent is lost",
+    }),
+)}
+CONSTRAINT_KINDS: dict[str, str] = {cid: c.kind for cid, c in CONSTRAINTS.items()}
+HARD_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == HARD)
+SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
+
+# The registry: rule set -> hard id -> rule. "original" is the table's own rules; a stricter set
+# stands beside it under another name (SPEC §7b) and never replaces it.
+RULE_SETS: dict[str, dict[str, HardRule]] = {
+    "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+    "strict": strict_rule_table(glossary_terms),  # SPEC §7b, with the same glossary reader
+}
 DEFAULT_RULE_SET = "original"
 
 

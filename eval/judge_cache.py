@@ -56,13 +56,3 @@ def write_reply(connection: sqlite3.Connection, key: str, model: str, endpoint_k
         (key, model, endpoint_kind, request.decode("utf-8"), reply, time.time()),
     )
 
-
-def count_replies(path: Path) -> int:
-    """How many replies a cache file holds (0 when it does not exist)."""
-    if not path.exists():
-        return 0
-    connection = open_cache(path)
-    try:
-        return connection.execute("SELECT COUNT(*) FROM judge_replies").fetchone()[0]
-    finally:
-        connection.close()

@@ -3,10 +3,10 @@
 One generic coroutine, `ask_judge`, turns a prompt string and a verdict validator into a
 validated verdict: it serves the cache first, sends identical in-flight requests once, sends the
 rest through the run's provider health (eval/provider.py: breaker, deadline, shared 429 pause,
-adaptive concurrency), and commits every valid reply at once. `judge_instances` applies it to the
-two InstTrans-Bench prompts; another benchmark mode can call `run_judge_prompts` (or
-`ask_prompts`, which also returns each verdict's cache key and raw reply) with its own prompts
-and validators. The cache file is locked for the run (eval/locking.py).
+adaptive concurrency), and commits every valid reply at once. A benchmark hands
+`run_judge_prompts` its prompts with their validators (eval/insttrans.py, eval/sandglass/); the
+verdicts it returns also carry, in `.replies`, each verdict's cache key and the Judge's raw
+reply. The cache file is locked for the run (eval/locking.py).
 
 The API key lives only in the `JudgeSettings` object (hidden from its repr) and in the request
 header; every message that leaves this module is redacted of it (`eval.provider.redact`).
@@ -20,11 +20,9 @@ larger --judge-timeout, or each held request is sent again.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
-import os
 import re
 import sqlite3
 import sys
@@ -46,14 +44,11 @@ from eval.provider import (
     retry_after_seconds,  # noqa: F401  (part of this module's interface since the first Judge)
     send,
 )
-from eval.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
-from eval.types import JudgeItem, JudgeResult
 
 if TYPE_CHECKING:  # annotations only; the modules are imported where they are used
     import httpx
     from tqdm import tqdm
 
-DEFAULT_MODEL = "gpt-5.6-sol"
 DEFAULT_CONCURRENCY = 16
 DEFAULT_MAX_RETRIES = 6
 DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
@@ -335,6 +330,15 @@ class JudgeRun:
     verdicts: dict[tuple[str, str], dict]
     replies: dict[tuple[str, str], dict]
     block: dict
+
+
+class Verdicts(dict):
+    """Verdicts by (case_id, prompt name), as a plain dict; `.replies` holds, by the same keys,
+    {"cache_key", "reply"}: where each verdict is cached and the Judge's raw text (SPEC §10)."""
+
+    def __init__(self, verdicts: dict, replies: dict | None = None):
+        super().__init__(verdicts)
+        self.replies = dict(replies or {})
 
 
 class _Aborted(Exception):
@@ -630,117 +634,10 @@ def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_pat
 def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                       prompt_versions: dict[str, str], progress: bool = True,
                       ) -> tuple[dict[tuple[str, str], dict], dict]:
-    """Ask every request; returns verdicts by (case_id, name) and the `judge` block.
+    """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
+    mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
 
     Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
     """
     run = ask_prompts(requests, settings, cache_path, prompt_versions, progress)
-    return run.verdicts, run.block
-
-
-def judge_instances(items: list[JudgeItem], settings: JudgeSettings, cache_path: Path,
-                    progress: bool = True) -> tuple[dict[str, JudgeResult], dict]:
-    """Quality for every item, soft scores for items with soft constraints (SPEC §9, §10).
-
-    Each result carries, per prompt, the verdict's cache key and the Judge's raw reply (audit).
-    Missing predictions should never reach here (§6); if one does, it is scored 0 without a call.
-    """
-    requests, missing = [], []
-    for item in items:
-        if item.prediction is None or not item.prediction.strip():
-            missing.append(item)
-            continue
-        requests.append(JudgeRequest(item.case_id, "quality", render_quality_prompt(item), validate_quality))
-        if item.soft:
-            requests.append(JudgeRequest(item.case_id, "soft", render_soft_prompt(item),
-                                         soft_validator([cid for cid, _ in item.soft])))
-    run = ask_prompts(requests, settings, cache_path, PROMPT_VERSIONS, progress)
-    verdicts = run.verdicts
-    results = {item.case_id: JudgeResult(quality=0.0, soft={cid: 0.0 for cid, _ in item.soft})
-               for item in missing}
-    for item in items:
-        if item.case_id in results:
-            continue
-        soft = verdicts[(item.case_id, "soft")]["scores"] if item.soft else {}
-        replies = {name: dict(run.replies[(item.case_id, name)]) for name in ("quality", "soft")
-                   if (item.case_id, name) in run.replies}
-        results[item.case_id] = JudgeResult(quality=verdicts[(item.case_id, "quality")]["quality"],
-                                            soft=dict(soft), replies=replies)
-    return results, run.block
-
-
-# ---------------------------------------------------------------------------------------------
-# Command line (SPEC §10)
-# ---------------------------------------------------------------------------------------------
-
-def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
-    """The "Judge" argument group; the endpoint and key come from the environment."""
-    group = parser.add_argument_group(
-        "Judge", "LLM Judge for soft constraints and quality (SPEC §10). Set JUDGE_API_BASE "
-                 "(an OpenAI-compatible base URL, e.g. https://host/v1) and JUDGE_API_KEY.")
-    group.add_argument("--judge-model", default=None,
-                       help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
-                            f"others /chat/completions (default: {DEFAULT_MODEL}; the Sandglass mode has its own)")
-    group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
-                       default=DEFAULT_CONCURRENCY, metavar="N",
-                       help="requests in flight at once (default: %(default)s)")
-    group.add_argument("--judge-reasoning-effort", default="none", choices=REASONING_EFFORTS,
-                       help="reasoning effort sent to /responses models (default: %(default)s)")
-    group.add_argument("--judge-max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N",
-                       help="retries of a request after a transient failure (default: %(default)s)")
-    group.add_argument("--judge-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                       help="timeout of one HTTP request (default: %(default)s; raise it behind a gateway "
-                            "that holds over-limit requests longer)")
-    group.add_argument("--judge-deadline", type=float, default=DEFAULT_DEADLINE_S, metavar="SECONDS",
-                       help="how long the provider may fail every request before the run aborts "
-                            "(default: %(default)s)")
-    group.add_argument("--judge-backoff", type=float, default=DEFAULT_BACKOFF_S, metavar="SECONDS",
-                       help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
-    group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
-                       help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
-
-
-def settings_from_args(args: argparse.Namespace, default_model: str = DEFAULT_MODEL) -> JudgeSettings:
-    """Settings from the parsed flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work.
-
-    `default_model` is the benchmark mode's Judge when --judge-model is not given.
-    """
-    import httpx  # heavy: only the Judge path needs it
-    model = default_model if args.judge_model is None else args.judge_model
-    api_base = os.environ.get("JUDGE_API_BASE", "").strip()
-    api_key = os.environ.get("JUDGE_API_KEY", "").strip()
-    for name, value in (("JUDGE_API_BASE", api_base), ("JUDGE_API_KEY", api_key)):
-        if not value:
-            raise ConfigError(f"{name} is not set",
-                              hint="export JUDGE_API_BASE=https://HOST/v1 and JUDGE_API_KEY=..., "
-                                   "or pass --skip-judge for a hard-rules-only run")
-    try:
-        url = httpx.URL(api_base)
-    except (httpx.InvalidURL, TypeError):
-        url = None
-    if url is None or url.scheme not in ("http", "https") or not url.host:
-        raise ConfigError("JUDGE_API_BASE is not an http(s) URL",
-                          hint="e.g. https://api.example.com/v1 or http://127.0.0.1:8000/v1")
-    if url.userinfo:
-        raise ConfigError("JUDGE_API_BASE must not carry credentials", hint="put the key in JUDGE_API_KEY")
-    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
-        raise ConfigError("JUDGE_API_BASE names an endpoint, not the API base",
-                          hint="give the base only (e.g. https://host/v1); the endpoint follows from --judge-model")
-    if not (api_key.isascii() and api_key.isprintable()):
-        raise ConfigError("JUDGE_API_KEY holds characters that cannot be sent in an HTTP header",
-                          hint="copy the key again: it must be printable ASCII")
-    checks = ((args.judge_concurrency >= 1, "--judge-concurrency must be at least 1"),
-              (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
-              (args.judge_timeout > 0, "--judge-timeout must be positive"),
-              (getattr(args, "judge_deadline", DEFAULT_DEADLINE_S) > 0, "--judge-deadline must be positive"),
-              (args.judge_backoff >= 0, "--judge-backoff must be 0 or more"),
-              (bool(model.strip()), "--judge-model must not be empty"))
-    for ok, message in checks:
-        if not ok:
-            raise ConfigError(message)
-    return JudgeSettings(model=model.strip(), api_base=api_base, api_key=api_key,
-                         concurrency=args.judge_concurrency,
-                         reasoning_effort=args.judge_reasoning_effort,
-                         max_retries=args.judge_max_retries, timeout=args.judge_timeout,
-                         backoff=args.judge_backoff,
-                         deadline=getattr(args, "judge_deadline", DEFAULT_DEADLINE_S))
+    return Verdicts(run.verdicts, replies=run.replies), run.block

@@ -61,9 +61,9 @@ def group_metrics(scores: list[dict], groups_of: Callable[[dict], Iterable[str]]
         items = members[group]
         result[group] = {
             "n": len(items),
-            "if_score": _rounded(mean_or_none([item["if_score"] for item in items])) if judged else None,
-            "quality": _rounded(mean_or_none([item["quality"] for item in items])) if judged else None,
-            "hard_pass_rate": _rounded(sum(item["hard_pass"] for item in items) / len(items)),
+            "if_score": rounded(mean_or_none([item["if_score"] for item in items])) if judged else None,
+            "quality": rounded(mean_or_none([item["quality"] for item in items])) if judged else None,
+            "hard_pass_rate": rounded(sum(item["hard_pass"] for item in items) / len(items)),
         }
     return result
 
@@ -81,9 +81,9 @@ def by_constraint(scores: list[dict], judged: bool = True) -> dict[str, dict]:
             continue
         values = verdicts[cid]
         if kind == HARD:
-            result[cid] = {"kind": kind, "n": len(values), "pass_rate": _rounded(sum(values) / len(values))}
+            result[cid] = {"kind": kind, "n": len(values), "pass_rate": rounded(sum(values) / len(values))}
         else:
-            result[cid] = {"kind": kind, "n": len(values), "mean": _rounded(mean_or_none(values)) if judged else None}
+            result[cid] = {"kind": kind, "n": len(values), "mean": rounded(mean_or_none(values)) if judged else None}
     return result
 
 
@@ -99,5 +99,5 @@ def breakdowns(scores: list[dict], judged: bool = True) -> dict[str, dict]:
     }
 
 
-def _rounded(value: float | None) -> float | None:
+def rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)

@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from eval.data import read_jsonl_objects
+from eval.data import file_sha256, read_jsonl_objects
 from eval.errors import PredictionError
 
 _FENCE = re.compile(r"```")
@@ -57,17 +57,29 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
 DIAGNOSTICS = ("code_fence", "think_block", "text_around_json")
 
 
-def predictions_block(path: Path, lines: int, missing: int, scored: list[tuple[str | None, str]]) -> dict:
-    """The summary's `predictions` block: file, line count, missing count and wrapper diagnostics.
+def predictions_block(path: Path, lines: int, missing: int, scored: list[tuple[str | None, str]],
+                      case_ids: list[str] | None = None) -> dict:
+    """The summary's `predictions` block: file, its SHA-256, line count, missing count and wrapper
+    diagnostics.
 
-    `scored` holds (prediction, source text) for every scored instance.
+    `scored` holds (prediction, source text) for every scored instance; with `case_ids` (in the
+    same order) the block also names the instances of each diagnostic, for the report's failures
+    section (SPEC §11). The SHA-256 lets eval.compare tell that two runs scored the same
+    predictions (Judge agreement, SPEC §12).
     """
     counts: dict[str, int] = dict.fromkeys(DIAGNOSTICS, 0)
-    for prediction, source_text in scored:
+    named: dict[str, list[str]] = {name: [] for name in DIAGNOSTICS}
+    for position, (prediction, source_text) in enumerate(scored):
         if not is_missing(prediction):
             for name, present in wrapper_diagnostics(prediction, source_text).items():
                 counts[name] += present
-    return {"path": str(path), "rows": lines, "missing": missing, "diagnostics": counts}
+                if present and case_ids is not None:
+                    named[name].append(case_ids[position])
+    block = {"path": str(path), "sha256": file_sha256(Path(path)), "rows": lines, "missing": missing,
+             "diagnostics": counts}
+    if case_ids is not None:
+        block["diagnostic_case_ids"] = named
+    return block
 
 
 def is_missing(prediction: str | None) -> bool:

@@ -14,52 +14,11 @@ from __future__ import annotations
 
 import hashlib
 
+from eval.constraints import CONSTRAINTS
+from eval.languages import ENGLISH_NAMES
 from eval.types import JudgeItem
 
 PROMPT_VERSIONS: dict[str, str] = {"quality": "quality-1", "soft": "soft-1"}
-
-LANGUAGE_NAMES: dict[str, str] = {
-    "zh": "Chinese", "en": "English", "ja": "Japanese", "ko": "Korean", "vi": "Vietnamese",
-    "es": "Spanish", "de": "German", "fr": "French", "it": "Italian", "pt": "Portuguese",
-    "ru": "Russian", "ro": "Romanian", "pl": "Polish", "sv": "Swedish", "nl": "Dutch",
-    "tr": "Turkish", "id": "Indonesian", "ms": "Malay", "ar": "Arabic", "fil": "Filipino",
-    "th": "Thai", "hi": "Hindi",
-}
-
-# What each score means for each soft constraint (SPEC §4, §10).
-SOFT_RUBRICS: dict[str, dict[str, str]] = {
-    "style_consistency": {
-        "subject": "the register (casual, neutral or formal) the requirement asks for",
-        "1": "the whole translation is written in the requested register, from the first sentence to the last",
-        "0.5": "the requested register dominates, but a few words, phrases or forms of address slip out of it",
-        "0": "the register is not the requested one, or it keeps changing across the text",
-    },
-    "term_cross_sentence": {
-        "subject": "one rendering of the term(s) the requirement names, used throughout",
-        "1": "every occurrence of the named term gets the same rendering, and that rendering fits its meaning",
-        "0.5": "one rendering clearly dominates, with a single stray variant or one occurrence left out",
-        "0": "the term is rendered in two or more competing ways, or the chosen rendering misses its meaning",
-    },
-    "academic_format_preserve": {
-        "subject": "LaTeX, formulas, symbols and citation markers kept exactly as in the source",
-        "1": "every formula, LaTeX command, math symbol and citation marker is unchanged; only the prose is translated",
-        "0.5": "all of them survive, with minor damage that changes no meaning (spacing inside a formula, one marker moved or restyled)",
-        "0": "a formula, command or citation marker is translated, rewritten, dropped or broken",
-    },
-    "context_disambiguate": {
-        "subject": "the ambiguous expression translated in the sense the requirement states",
-        "1": "every occurrence of the ambiguous expression carries the stated sense, unmistakably",
-        "0.5": "the stated sense is chosen, but one occurrence is vague or leans towards another sense",
-        "0": "another sense is used, or the translation leaves the ambiguity unresolved",
-    },
-    "coref_resolution": {
-        "subject": "references (pronouns, omitted subjects) pointing to the antecedent the requirement names",
-        "1": "every reference named by the requirement clearly points to the stated antecedent, with no new ambiguity",
-        "0.5": "the chain is right overall, but one reference is unclear or could point elsewhere",
-        "0": "a reference points to the wrong person or thing, or the stated antecedent is lost",
-    },
-}
-
 
 def delimiter_tag(*texts: str) -> str:
     """A short tag that occurs in none of `texts`, stable for the same texts."""
@@ -76,7 +35,7 @@ def delimited_block(name: str, tag: str, text: str) -> str:
 
 
 def _language(code: str) -> str:
-    return f"{LANGUAGE_NAMES.get(code, code)} ({code})"
+    return f"{ENGLISH_NAMES.get(code, code)} ({code})"
 
 
 _UNTRUSTED_NOTE = (
@@ -129,10 +88,10 @@ def render_soft_prompt(item: JudgeItem) -> str:
     tag = delimiter_tag(item.source_text, item.reference, item.prediction, *(line for _, line in item.soft))
     requirements = "\n".join(
         f'- "{cid}": {line}\n'
-        f"  What it asks: {SOFT_RUBRICS[cid]['subject']}.\n"
-        f"  1 = {SOFT_RUBRICS[cid]['1']}.\n"
-        f"  0.5 = {SOFT_RUBRICS[cid]['0.5']}.\n"
-        f"  0 = {SOFT_RUBRICS[cid]['0']}."
+        f"  What it asks: {CONSTRAINTS[cid].rubric['subject']}.\n"
+        f"  1 = {CONSTRAINTS[cid].rubric['1']}.\n"
+        f"  0.5 = {CONSTRAINTS[cid].rubric['0.5']}.\n"
+        f"  0 = {CONSTRAINTS[cid].rubric['0']}."
         for cid, line in item.soft
     )
     answer = ", ".join(f'"{cid}": S' for cid, _ in item.soft)

@@ -1,6 +1,6 @@
 """Benchmark the Judge phase: throughput against a local server with fixed latency, then the cached rerun.
 
-    python scripts/bench_judge.py [--instances 3000] [--concurrency 32] [--latency 0.1]
+    python -m scripts.bench_judge [--instances 3000] [--concurrency 32] [--latency 0.1]
                                   [--data FILE --predictions FILE]
 
 Without --data it writes a synthetic 3,000-row file in the bundled layout (about 43% of rows with
@@ -25,12 +25,11 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from eval.data import load_rows_from_file, render_prompt  # noqa: E402
-from eval.judge_client import JudgeSettings, judge_instances  # noqa: E402
-from eval.predictions import load_predictions  # noqa: E402
-from evaluate import judge_items  # noqa: E402
+from eval.data import load_rows_from_file, render_prompt
+from eval.insttrans import INSTTRANS
+from eval.judge_client import JudgeSettings, run_judge_prompts
+from eval.predictions import load_predictions
 
 TARGETS = ("en", "ja", "ko", "vi", "es", "de", "fr", "it", "pt", "ru", "ro", "pl", "sv", "nl", "tr",
            "id", "ms", "ar", "fil", "th", "hi")
@@ -125,18 +124,19 @@ def main(argv: list[str] | None = None) -> int:
         data, predictions = (args.data, args.predictions) if args.data else write_inputs(folder, args.instances)
         rows = load_rows_from_file(data)
         loaded, _ = load_predictions(predictions, {row["case_id"] for row in rows}, set())
-        items = judge_items(rows, loaded)
+        requests = INSTTRANS.judge_requests(rows, loaded)
         process, base_url = start_server(args.latency)
         try:
             settings = JudgeSettings(model="gpt-5.6-sol", api_base=base_url, api_key="bench-not-a-secret",
                                      concurrency=args.concurrency)
             cache = folder / "judge_cache.sqlite"
             started, cpu_started = time.perf_counter(), time.process_time()
-            results, block = judge_instances(items, settings, cache, progress=args.progress)
+            results, block = run_judge_prompts(requests, settings, cache, INSTTRANS.prompt_versions, args.progress)
             cold, client_cpu = time.perf_counter() - started, time.process_time() - cpu_started
             after_cold = server_stats(base_url)
             started = time.perf_counter()
-            cached_results, cached_block = judge_instances(items, settings, cache, progress=args.progress)
+            cached_results, cached_block = run_judge_prompts(requests, settings, cache, INSTTRANS.prompt_versions,
+                                                             args.progress)
             warm = time.perf_counter() - started
             after_warm = server_stats(base_url)
             full_rerun = time_evaluate(data, predictions, folder / "out", cache, base_url, settings.api_key)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-SECRET-0123456789abcdefghijklmnop"
-RESULT_FILES = ("scores.jsonl", "summary.json", "report.md")
+RESULT_FILES = ("scores.jsonl", "summary.json", "report.md", "report.html")
 
 
 def build_files(directory: Path, n_rows: int) -> tuple[Path, Path]:

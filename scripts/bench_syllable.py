@@ -1,6 +1,6 @@
 """Speed of eval/syllable.py (SPEC §8): 10,000 subtitle lines mixed over the 22 languages.
 
-Usage: python scripts/bench_syllable.py [--lines N] [--seed S]
+Usage: python -m scripts.bench_syllable [--lines N] [--seed S]
 
 Lines are built from the hand-labelled phrases (tests/data/syllable_gold/) and the bundled data's
 reference translations, one or two phrases of at most 80 characters per line plus a random number, so that most lines are
@@ -15,13 +15,11 @@ import argparse
 import json
 import random
 import resource
-import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 LANGS = "zh en ja ko vi es de fr it pt ru ro pl sv nl tr id ms ar fil th hi".split()
 

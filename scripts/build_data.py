@@ -1,7 +1,7 @@
 """Check the bundled data's parts and assemble data/test.jsonl and data/example_predictions.jsonl.
 
-    python scripts/build_data.py --check data/parts/social.jsonl   # check one part, change nothing
-    python scripts/build_data.py                                   # check all parts, then write
+    python -m scripts.build_data --check data/parts/social.jsonl   # check one part, change nothing
+    python -m scripts.build_data                                   # check all parts, then write
 
 A part row carries every §1 field but `prompt`, which is rendered here with the §5 layout, so
 prompt, constraints and source_text cannot drift apart. Rows are ordered by a hash of their
@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from eval.constraints import CONSTRAINT_KINDS, check_hard  # noqa: E402
-from eval.data import bundled_row_problems, render_prompt, validate_row  # noqa: E402
-from eval.errors import DataError  # noqa: E402
+from eval.constraints import CONSTRAINT_KINDS, RULE_SETS, check_hard
+from eval.data import bundled_row_problems, render_prompt, validate_row
+from eval.errors import DataError
 
 FIELD_ORDER = ("case_id", "prompt", "reference", "source_lang", "target_lang", "source_text", "constraints",
                "constraint_ids", "scenario", "domain", "duration_s", "batch_size", "style")
@@ -56,10 +55,11 @@ def check_part(path: Path) -> tuple[list[dict], list[str]]:
         for cid in row["constraint_ids"]:
             if CONSTRAINT_KINDS[cid] != "hard":
                 continue
-            verdict = check_hard(cid, row["reference"], row)
-            if not verdict.passed:
-                detail = json.dumps(verdict.detail, ensure_ascii=False)
-                problems.append(f"{where} {row['case_id']}: reference fails {cid}: {detail}")
+            for rule_set in RULE_SETS:  # a reference passes the original rules and the strict ones
+                verdict = check_hard(cid, row["reference"], row, rule_set)
+                if not verdict.passed:
+                    detail = json.dumps(verdict.detail, ensure_ascii=False)
+                    problems.append(f"{where} {row['case_id']}: reference fails {cid} ({rule_set}): {detail}")
         rows.append(row)
     return rows, problems
 

@@ -1,7 +1,7 @@
-"""Build the bundled Sandglass set from the bundled InstTrans subtitle rows (issue 6).
+"""Build the bundled Sandglass set from the bundled InstTrans subtitle rows.
 
-    python scripts/build_sandglass.py           # write data/sandglass/test.jsonl and example_predictions.jsonl
-    python scripts/build_sandglass.py --check   # exit 1 when the files on disk differ from a rebuild
+    python -m scripts.build_sandglass           # write data/sandglass/test.jsonl and example_predictions.jsonl
+    python -m scripts.build_sandglass --check   # exit 1 when the files on disk differ from a rebuild
 
 Each entry of LINES names one line of an InstTrans subtitle row (its case_id and line key) and the
 Chinese text the line must still have. The line's duration comes from the row's `duration_s`, its
@@ -22,10 +22,9 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from eval.data import file_sha256  # noqa: E402
-from eval.sandglass import SPEECH_RATES, TARGET_KINDS, render_messages, target_syllables, validate_sandglass_rows  # noqa: E402
+from eval.data import file_sha256
+from eval.sandglass import SPEECH_RATES, TARGET_KINDS, render_messages, target_syllables, validate_sandglass_rows
 
 SOURCES = (ROOT / "data" / "test.jsonl", ROOT / "data" / "parts" / "subtitle.jsonl")
 OUT_DIR = ROOT / "data" / "sandglass"
@@ -518,7 +517,9 @@ def build() -> tuple[list[dict], list[dict], Path]:
                 label = entry["label"][kind] if lang == "en" else None
                 data.append({"case_id": case_id, "prompt": render_messages(meta), "label": label, "metadata": meta})
                 predictions.append({"case_id": case_id, "prediction": answer})
-    validate_sandglass_rows([(f"row {index}", row) for index, row in enumerate(data, 1)])
+    _, warnings = validate_sandglass_rows([(f"row {index}", row) for index, row in enumerate(data, 1)])
+    if warnings:  # the bundled set stays strict: a data warning is a build error here
+        raise SystemExit("\n".join(f"{w['where']}: {w['message']}" for w in warnings))
     return data, predictions, source_path
 
 
@@ -536,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         stale = [path for path, text in outputs.items()
                  if not path.exists() or path.read_text(encoding="utf-8") != text]
         for path in stale:
-            print(f"{path.relative_to(ROOT)} is stale: run python scripts/build_sandglass.py", file=sys.stderr)
+            print(f"{path.relative_to(ROOT)} is stale: run python -m scripts.build_sandglass", file=sys.stderr)
         return 1 if stale else 0
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for path, text in outputs.items():

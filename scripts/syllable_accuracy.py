@@ -1,6 +1,6 @@
 """Accuracy of eval/syllable.py (SPEC §8) on the hand-labelled set and on a CMU dictionary sample.
 
-Usage: python scripts/syllable_accuracy.py [--gold-dir DIR] [--cmu-sample N] [--seed S] [--misses]
+Usage: python -m scripts.syllable_accuracy [--gold-dir DIR] [--cmu-sample N] [--seed S] [--misses]
 
 Prints, per language, the number of labelled phrases, exact-match %, within-±1 % and the tier;
 then, for English, the exact-match rate on a seeded random sample of CMU dictionary words counted
@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from eval import syllable  # noqa: E402
+from eval import syllable
 
 GOLD_DIR = ROOT / "tests" / "data" / "syllable_gold"
 

@@ -10,14 +10,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-import sys
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, however pytest is started
-
 from eval.data import render_prompt
-
 
 def make_row(case_id: str = "t-001", **fields) -> dict:
     """A valid §1 row (zh→en, one format_preserve line) with `fields` overriding the defaults."""
@@ -37,13 +30,19 @@ def make_row(case_id: str = "t-001", **fields) -> dict:
         row["source_lang"], row["target_lang"], row["constraints"], row["source_text"])
     return row
 
-
 def write_jsonl(path: Path, objects: list) -> Path:
     """Write one JSON value per line (UTF-8, `\\n` line ends)."""
     path.write_text("".join(json.dumps(value, ensure_ascii=False) + "\n" for value in objects), encoding="utf-8")
     return path
 
+def count_replies(path: Path) -> int:
+    """How many replies a Judge cache file holds (0 when it does not exist)."""
+    from eval.judge_cache import open_cache
 
-@pytest.fixture
-def row_factory():
-    return make_row
+    if not path.exists():
+        return 0
+    connection = open_cache(path)
+    try:
+        return connection.execute("SELECT COUNT(*) FROM judge_replies").fetchone()[0]
+    finally:
+        connection.close()

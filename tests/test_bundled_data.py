@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from eval.constraints import CONSTRAINT_KINDS, HARD, check_hard
-from eval.data import DEFAULT_DATA, LANGUAGE_NAMES, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
-from eval.manifest import MANIFEST_PATH, README_PATH, build_manifest, manifest_text, readme_with_statistics
+from eval.languages import LANGUAGES
+from eval.data import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
+from eval.manifest import (DATA_CARD_PATH, MANIFEST_PATH, STATS_END, STATS_START, build_manifest,
+                           card_with_statistics, manifest_text)
 
 ROWS = load_rows_from_file(DEFAULT_DATA)
 EXAMPLES = Path(DEFAULT_DATA).with_name("example_predictions.jsonl")
@@ -38,7 +40,7 @@ def test_the_set_covers_the_benchmark_design():
     assert len(ROWS) >= 300
     assert set(ids) == set(CONSTRAINT_KINDS)
     assert {row["domain"] for row in ROWS} == {d for domains in SCENARIO_DOMAINS.values() for d in domains}
-    assert {row["target_lang"] for row in ROWS} == set(LANGUAGE_NAMES)
+    assert {row["target_lang"] for row in ROWS} == set(LANGUAGES)
     assert len({(row["source_lang"], row["target_lang"]) for row in ROWS}) >= 40
     assert set(Counter(len(row["constraint_ids"]) for row in ROWS)) == {1, 2, 3, 4, 5}
 
@@ -63,7 +65,8 @@ def test_manifest_is_up_to_date():
         "manifest.json is stale: run `python -m eval.manifest`"
 
 
-def test_readme_statistics_are_up_to_date():
-    readme = README_PATH.read_text(encoding="utf-8")
-    assert readme == readme_with_statistics(readme, build_manifest()), \
-        "the README statistics are stale: run `python -m eval.manifest`"
+def test_data_card_statistics_are_up_to_date():
+    card = DATA_CARD_PATH.read_text(encoding="utf-8")
+    assert STATS_START in card and STATS_END in card, "docs/data.md lost its statistics markers"
+    assert card == card_with_statistics(card, build_manifest()), \
+        "the statistics in docs/data.md are stale: run `python -m eval.manifest`"

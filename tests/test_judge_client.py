@@ -9,8 +9,10 @@ from dataclasses import replace
 import pytest
 
 from eval.errors import ConfigError, JudgeError
-from eval.judge_cache import count_replies
-from eval.judge_client import JudgeSettings, judge_instances
+from conftest import count_replies
+from eval.insttrans import item_requests, judge_result
+from eval.judge_client import JudgeSettings, run_judge_prompts
+from eval.prompts import PROMPT_VERSIONS
 from eval.types import JudgeItem
 from judge_server import (
     JudgeServer,
@@ -37,6 +39,13 @@ EXPECTED = {"a": (1.0, {"style_consistency": 1.0}),
             "b": (0.5, {"style_consistency": 0.0, "coref_resolution": 0.0}),
             "c": (0.0, {}), "d": (1.0, {"coref_resolution": 0.5})}
 N_REQUESTS = 7  # four quality prompts, three soft prompts
+
+
+def judge_instances(items, settings, cache_path, progress=False):
+    """Both InstTrans prompts of every item through the client: (results by case_id, judge block)."""
+    requests = [request for item in items for request in item_requests(item)]
+    verdicts, block = run_judge_prompts(requests, settings, cache_path, PROMPT_VERSIONS, progress)
+    return {item.case_id: judge_result(item.case_id, verdicts) for item in items}, block
 
 
 def run(server: JudgeServer, tmp_path, items=ITEMS, model: str = "gpt-5.6-sol", cache_name: str = "cache.sqlite",
@@ -261,14 +270,6 @@ def test_concurrency_is_bounded(tmp_path):
     with JudgeServer(latency=0.1) as server:
         run(server, tmp_path, items=items, concurrency=3)
     assert 1 < server.max_in_flight <= 3  # parallel, never past the bound (exactly 3 unless the machine stalls)
-
-
-def test_missing_predictions_get_no_call(tmp_path):
-    items = [make_item("a"), JudgeItem("e", "zh", "en", "你好", "Hello", "  \n", (STYLE,))]
-    with JudgeServer() as server:
-        results, _ = run(server, tmp_path, items=items)
-    assert len(server.requests) == 2 and all("(a)" in candidate_of(r.prompt) for r in server.requests)
-    assert (results["e"].quality, results["e"].soft) == (0.0, {"style_consistency": 0.0})
 
 
 def test_the_cache_holds_prompts_and_replies_but_never_the_key(tmp_path):

@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import count_replies
 from eval.errors import ConfigError, JudgeError
-from eval.judge_cache import count_replies
-from eval.judge_client import JudgeSettings, judge_instances
+from eval.insttrans import item_requests, judge_result
+from eval.judge_client import JudgeSettings, run_judge_prompts
 from eval.locking import hold_lock, lock_path_for
+from eval.prompts import PROMPT_VERSIONS
 from eval.provider import ProviderDown
 from eval.types import JudgeItem
 from judge_server import (
@@ -39,6 +41,13 @@ from judge_server import (
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-fault-SECRET-0123456789abcdefghijkl"
 STYLE = ("style_consistency", "译文语体：正式，全文保持一致")
+
+
+def judge_instances(batch, settings, cache_path, progress=False):
+    """Both InstTrans prompts of every item through the client: (results by case_id, judge block)."""
+    requests = [request for item in batch for request in item_requests(item)]
+    verdicts, block = run_judge_prompts(requests, settings, cache_path, PROMPT_VERSIONS, progress)
+    return {item.case_id: judge_result(item.case_id, verdicts) for item in batch}, block
 
 
 def items(n: int) -> list[JudgeItem]:
@@ -329,5 +338,5 @@ def test_evaluate_py_refuses_a_cache_another_run_holds_and_aborts_on_a_dead_prov
     assert dead.returncode == 3, dead.stderr
     assert "not answering" in dead.stderr and "127.0.0.1" in dead.stderr and "cached" in dead.stderr
     result_files = [path.name for path in (tmp_path / "dead").iterdir()] if (tmp_path / "dead").exists() else []
-    assert not {"scores.jsonl", "summary.json", "report.md"} & set(result_files)
+    assert not {"scores.jsonl", "summary.json", "report.md", "report.html"} & set(result_files)
     assert not leaks(dead.stderr + dead.stdout + held.stderr)

@@ -6,12 +6,14 @@ edges it exercised, mostly ones tests/test_constraints.py does not pin (Unicode 
 breaks other than `\\n`, Python-`re` details of `.`, `^` and `\\w`, JSON path collisions, pattern
 overlaps). Each case: the rule, the row fields, the prediction, the expected verdict and the
 clause that decides it. Cases marked "AMBIGUOUS" pin the reading the code follows where the SPEC
-text allows two (see notes/rules-audit.md); flip them if the lead records the other reading.
+text allows two (docs/decisions.md lists them); flip them if the other reading is recorded.
 """
 
 from __future__ import annotations
 
 import pytest
+
+from conftest import make_row as shared_make_row
 
 from eval.constraints import check_hard
 
@@ -26,11 +28,9 @@ def make_row(rule: str, source_text: str = "原文", constraints=None, source_la
              target_lang: str = "en", duration_s=None) -> dict:
     """A row in the SPEC §1 shape carrying `rule` on every one of its constraint lines."""
     lines = list(constraints) if constraints is not None else [_NEUTRAL_LINE[rule]]
-    row = {"case_id": "audit-001", "source_text": source_text, "constraints": lines,
-           "constraint_ids": [rule] * len(lines), "source_lang": source_lang, "target_lang": target_lang}
-    if duration_s is not None:
-        row["duration_s"] = list(duration_s)
-    return row
+    return shared_make_row("audit-001", source_text=source_text, constraints=lines, constraint_ids=[rule] * len(lines),
+                           source_lang=source_lang, target_lang=target_lang,
+                           **({} if duration_s is None else {"duration_s": list(duration_s)}))
 
 
 def case(name: str, rule: str, prediction: str, expected: bool, reason: str, bug: str | None = None, **fields):

@@ -1,5 +1,5 @@
 """The hand-labelled syllable sets are consistent with themselves: each label equals the number of
-pieces of its written-out breakdown, and every language has enough phrases (issue 3)."""
+pieces of its written-out breakdown, and every language has enough phrases."""
 
 from __future__ import annotations
 

@@ -62,7 +62,8 @@ def test_skip_judge_run_scores_hard_rules_and_writes_every_output(tmp_path):
     assert any("manifest.json" in reason for reason in summary["non_formal_reasons"])  # data not the bundled set
     assert summary["hard_pass_rate"]["value"] == 0.75 and summary["if_score"]["value"] is None
     assert summary["quality"]["value"] is None and summary["judge"] is None
-    assert summary["by_constraint"]["social_preserve"] == {"kind": "hard", "n": 1, "pass_rate": 0.0}
+    assert summary["by_constraint"]["social_preserve"] == {"kind": "hard", "n": 1, "pass_rate": 0.0,
+                                                           "pass_rate_strict": 0.0}
     assert summary["by_language_pair"]["zh-en"]["n"] == 2
     assert summary["by_constraint_count"]["2"]["hard_pass_rate"] == 1.0
     assert "judge:none" in summary["signature"] and summary["data"]["n_instances"] == 4
@@ -136,15 +137,17 @@ def test_a_broken_predictions_file_stops_with_status_2_file_line_and_hint(tmp_pa
     assert not (out / "summary.json").exists()
 
 
-def test_a_failed_rerun_removes_the_previous_summary(tmp_path, capsys):
+def test_a_rerun_refused_before_it_starts_leaves_the_previous_result_as_it_was(tmp_path, capsys):
     status, out = run(tmp_path, [{"case_id": "r1", "prediction": "ok"}])
     assert status == 0 and (out / "summary.json").exists()
+    before = {name: (out / name).read_bytes() for name in ("summary.json", "scores.jsonl", "report.md")}
     data = tmp_path / "data.jsonl"
     broken = write_jsonl(tmp_path / "broken.jsonl", [{"case_id": "zzz", "prediction": "x"}])
-    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(broken),
-                                              "--output-dir", str(out), "--skip-judge", "--quiet"])
-    assert status == 2
-    assert not any((out / name).exists() for name in ("summary.json", "scores.jsonl", "report.md"))
+    for predictions in (broken, tmp_path / "misspelt.jsonl"):  # bad predictions; a typo in the path
+        status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions),
+                                                  "--output-dir", str(out), "--skip-judge", "--quiet"])
+        assert status == 2
+        assert {name: (out / name).read_bytes() for name in before} == before
 
 
 def test_a_bad_data_file_stops_with_status_2(tmp_path, capsys):
@@ -285,26 +288,21 @@ def test_a_local_file_has_the_same_identity_through_data_and_dataset(tmp_path):
     assert hashes[0] == hashes[1]
 
 
-@pytest.mark.parametrize("limit, n_used, skip_judge, expected_sha, reason", [
-    (None, 4, False, "abc", None),                         # the whole data, the Judge on, the manifest's data
-    (9, 4, False, "abc", None),                            # a --limit past the end scores everything
-    (2, 2, False, "abc", "--limit 2: 2 of 4 instances scored"),
-    (None, 4, True, "abc", "--skip-judge: soft constraints and quality were not scored"),
-    (None, 4, False, None, "manifest.json has no data checksum"),
-    (None, 4, False, "other", "the data's SHA-256 differs from manifest.json's data checksum"),
+@pytest.mark.parametrize("limit, n_used, skip_judge, reason", [
+    (None, 4, False, None),                         # the whole data, the Judge on
+    (9, 4, False, None),                            # a --limit past the end scores everything
+    (2, 2, False, "--limit 2: 2 of 4 instances scored"),
+    (None, 4, True, "--skip-judge: soft constraints and quality were not scored"),
 ])
-def test_each_reason_a_run_is_not_formal(limit, n_used, skip_judge, expected_sha, reason):
-    import argparse
+def test_each_reason_a_run_is_not_formal(limit, n_used, skip_judge, reason):
+    from eval.provenance import run_reasons
 
-    from eval.report import non_formal_reasons
-
-    args = argparse.Namespace(limit=limit, skip_judge=skip_judge)
-    reasons = non_formal_reasons(args, n_used, 4, "abc", expected_sha, unscored="soft constraints and quality were",
-                                 manifest_entry="data checksum")
+    reasons = run_reasons(n_used, 4, limit, None, skip_judge, unscored="soft constraints and quality were")
     if reason is None:
         assert reasons == []
     else:
         assert len(reasons) == 1 and reasons[0].startswith(reason)
+    # the data's own reasons (unknown data, release look-alikes): tests/test_known_data.py
 
 
 def test_a_missing_judge_setting_leaves_the_previous_results_alone(tmp_path, capsys, monkeypatch):
@@ -316,3 +314,86 @@ def test_a_missing_judge_setting_leaves_the_previous_results_alone(tmp_path, cap
                                               str(tmp_path / "preds.jsonl"), "--output-dir", str(out), "--quiet"])
     assert status == 2 and "JUDGE_API_BASE is not set" in capsys.readouterr().err
     assert (out / "summary.json").exists()  # nothing ran, so nothing of the earlier run is lost
+
+
+# --- the order of a run and its results (SPEC §11) ----------------------------------------------
+
+def test_predictions_saved_under_a_result_name_are_refused_and_kept(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    out = tmp_path / "out"
+    out.mkdir()
+    predictions = write_jsonl(out / "scores.jsonl", [{"case_id": "r1", "prediction": "Hello, world"}])
+    (out / "report.md").write_text("someone's notes")
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions),
+                                              "--output-dir", str(out), "--skip-judge", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--predictions" in err and "result files" in err
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_a_write_failure_leaves_no_result_file(tmp_path, monkeypatch, capsys):
+    import os
+
+    from eval import outputs
+
+    status, out = run(tmp_path, [{"case_id": "r1", "prediction": "Hello, world"}])
+    assert status == 0
+    real_replace = os.replace
+
+    def full_disk(source, target):
+        if os.path.basename(target) == "summary.json":
+            raise OSError(28, "No space left on device", str(target))
+        real_replace(source, target)
+
+    monkeypatch.setattr(outputs.os, "replace", full_disk)
+    data, preds = tmp_path / "data.jsonl", tmp_path / "preds.jsonl"
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds), "--output-dir",
+                                              str(out), "--skip-judge", "--quiet"])
+    assert status == 2 and "No space left" in capsys.readouterr().err
+    assert sorted(path.name for path in out.iterdir()) == []
+
+
+def test_case_ids_score_exactly_the_listed_instances_and_say_so(tmp_path):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("r4\n\nr2\n", encoding="utf-8")
+    predictions = [{"case_id": "r2", "prediction": '{"title": "Title", "items": [{"name": "A"}]}'},
+                   {"case_id": "r4", "prediction": "你好 #tag#"}, {"case_id": "r1", "prediction": "ignored"}]
+    status, out = run(tmp_path, predictions, "--case-ids", str(ids))
+    assert status == 0
+    assert [score["case_id"] for score in scores_of(out)] == ["r2", "r4"]  # data order, not the file's
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["data"]["n_instances"] == 2 and summary["hard_pass_rate"]["value"] == 1.0
+    assert any(reason.startswith(f"--case-ids {ids}: 2 of 4 instances scored") for reason in summary["non_formal_reasons"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("r1\nr9\n", "ids.txt:2: case_id 'r9' is not in the data"),
+    ("r1\nr1\n", "ids.txt:2: case_id 'r1' is listed twice"),
+    ("\n\n", "lists no case_id"),
+])
+def test_a_bad_case_ids_file_is_one_clear_error(tmp_path, capsys, content, message):
+    ids = tmp_path / "ids.txt"
+    ids.write_text(content, encoding="utf-8")
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": "r1", "prediction": "x"}])
+    status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds), "--output-dir",
+                                              str(tmp_path / "out"), "--skip-judge", "--quiet", "--case-ids", str(ids)])
+    assert status == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_more_than_half_missing_is_said_in_one_prominent_line(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": "r1", "prediction": "Hello, world"}])
+    out = tmp_path / "out"
+    assert evaluate.main(["--data", str(data), "--predictions", str(preds), "--output-dir", str(out),
+                          "--skip-judge"]) == 0
+    console = capsys.readouterr().out
+    notice = "3 of 4 instances have no prediction and score 0"
+    assert notice in console and "--case-ids" in console
+    assert notice in (out / "report.md").read_text(encoding="utf-8")
+    # half or fewer: no warning
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": cid, "prediction": "x"} for cid in ("r1", "r2")])
+    assert evaluate.main(["--data", str(data), "--predictions", str(preds), "--output-dir", str(out), "--skip-judge"]) == 0
+    assert "WARNING" not in capsys.readouterr().out and "WARNING" not in (out / "report.md").read_text(encoding="utf-8")

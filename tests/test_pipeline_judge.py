@@ -15,7 +15,7 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval.cli import run_cli
-from eval.judge_cache import count_replies
+from conftest import count_replies
 from judge_server import JudgeServer, Reply, candidate_of, default_handler, is_soft_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,7 +139,12 @@ def test_a_shared_cache_path_serves_a_second_output_dir(files, monkeypatch, tmp_
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(files, monkeypatch):
+@pytest.mark.parametrize("signum, status, words", [
+    (signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM"),
+    (signal.SIGHUP, 129, "stopped by SIGHUP"),
+])
+def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(files, monkeypatch, signum, status,
+                                                                                words):
     data, predictions, out = files
     with JudgeServer(latency=0.3) as server:
         env = {**os.environ, "JUDGE_API_BASE": server.base_url, "JUDGE_API_KEY": KEY}
@@ -151,11 +156,12 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
         deadline = time.monotonic() + 30
         while len(server.requests) < 3 and time.monotonic() < deadline:
             time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         stdout, stderr = process.communicate(timeout=30)
-        assert process.returncode == 130, stderr
+        assert process.returncode == status, stderr
+        assert words in stderr and "no result was written" in stderr
         assert "Traceback" not in stderr and KEY not in stdout + stderr
-        assert not (out / "summary.json").exists()
+        assert not any((out / name).exists() for name in ("summary.json", "scores.jsonl", "report.md"))
         kept = count_replies(out / "judge_cache.sqlite")
         assert 2 <= kept < N_REQUESTS
         server.requests = []
@@ -165,8 +171,8 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
 
 SCORE_ROW_KEYS = {"case_id", "source_lang", "target_lang", "scenario", "domain", "constraint_ids", "status",
                   "constraints", "hard_pass", "soft_mean", "if_score", "quality"}
-SUMMARY_KEYS = {"harness_version", "formal", "non_formal_reasons", "data", "predictions", "rule_set", "judge",
-                "signature", "if_score", "quality", "hard_pass_rate", "by_constraint", "by_scenario", "by_domain",
+SUMMARY_KEYS = {"harness_version", "benchmark", "formal", "non_formal_reasons", "data", "predictions", "rule_set", "judge",
+                "signature", "if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict", "by_constraint", "by_scenario", "by_domain",
                 "by_language_pair", "by_target_lang", "by_constraint_count"}
 
 
@@ -181,7 +187,11 @@ def test_the_bundled_data_with_the_judge_on_is_a_formal_run_with_the_spec_output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert (summary["formal"], summary["non_formal_reasons"], summary["data"]["manifest_match"]) == (True, [], True)
     assert set(summary) == SUMMARY_KEYS
-    assert set(summary["data"]) == {"source", "sha256", "manifest_match", "n_instances"}
+    assert set(summary["data"]) == {"source", "sha256", "identity", "known_as", "manifest_match", "n_instances",
+                                    "warnings"}
+    assert (summary["data"]["known_as"], summary["data"]["identity"], summary["data"]["warnings"]) == (
+        "bundled", "file", [])
+    assert "|known:bundled|" in summary["signature"]
     assert {"model", "endpoint_kind", "host", "params", "prompt_versions", "calls", "cache_hits"} <= set(summary["judge"])
     for name in ("if_score", "quality", "hard_pass_rate"):
         assert summary[name]["value"] is not None and len(summary[name]["ci95"]) == 2
