@@ -240,7 +240,8 @@ class ProviderHealth:
         self.blind_pause = blind_pause_s
         self.last_cause = ""
         self.down: ProviderDown | None = None
-        self._changed: asyncio.Condition | None = None
+        self.stopped: BaseException | None = None
+        self._changed: asyncio.Event | None = None
 
     # -- what the progress line shows --------------------------------------------------------
 
@@ -263,15 +264,19 @@ class ProviderHealth:
 
     # -- admission ---------------------------------------------------------------------------
 
-    def _condition(self) -> asyncio.Condition:
+    def _event(self) -> asyncio.Event:
         if self._changed is None:
-            self._changed = asyncio.Condition()
+            self._changed = asyncio.Event()
         return self._changed
 
+    def _wake(self) -> None:
+        """Wake every waiting `acquire`: each looks at the state again (one event loop, no lock)."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
     async def _wake_all(self) -> None:
-        condition = self._condition()
-        async with condition:
-            condition.notify_all()
+        self._wake()
 
     def _deadline_at(self) -> float:
         budget = self.startup_deadline_s if (self.streak_unreachable and not self.ever_succeeded) else self.deadline_s
@@ -285,7 +290,15 @@ class ProviderHealth:
                         + hint)
             self.down = ProviderDown(self.host, self.last_cause or "no answer", hint=hint)
             self._say(f"giving up on {self.host}: {self.last_cause}")
+            self._wake()  # every waiter must see it
         return self.down
+
+    def stop(self, reason: BaseException) -> None:
+        """The run is stopping for its own reason (an invalid verdict, Ctrl-C): from now on
+        `acquire` raises `reason`, so no new request or retry starts; requests in flight finish."""
+        if self.stopped is None:
+            self.stopped = reason
+            self._wake()
 
     def time_left(self, ticket: Ticket, timeout: float) -> float:
         """The timeout of one attempt: a probe never runs past the deadline."""
@@ -295,30 +308,31 @@ class ProviderHealth:
 
     async def acquire(self) -> Ticket:
         """Wait until a request may start; raises ProviderDown once the run has given up."""
-        condition = self._condition()
-        async with condition:
-            while True:
-                now = self.clock()
-                if self.down is not None:
-                    raise self.down
-                wake: float | None = None
-                if self.breaker_open:
-                    if not self.probing:
-                        if self.next_probe_at >= self._deadline_at() - 0.05:
-                            raise self._give_up()
-                        start_at = max(self.next_probe_at, self.paused_until)
-                        if now >= start_at:
-                            self.probing = True
-                            return self._start(now, probe=True)
-                        wake = start_at
-                elif now < self.paused_until:
-                    wake = self.paused_until
-                elif self.in_flight < max(1, int(self.limit)):
-                    return self._start(now, probe=False)
-                try:
-                    await asyncio.wait_for(condition.wait(), None if wake is None else max(0.0, wake - now))
-                except asyncio.TimeoutError:
-                    pass
+        while True:
+            now = self.clock()
+            if self.stopped is not None:
+                raise self.stopped
+            if self.down is not None:
+                raise self.down
+            wake: float | None = None
+            if self.breaker_open:
+                if not self.probing:
+                    if self.next_probe_at >= self._deadline_at() - 0.05:
+                        raise self._give_up()
+                    start_at = max(self.next_probe_at, self.paused_until)
+                    if now >= start_at:
+                        self.probing = True
+                        return self._start(now, probe=True)
+                    wake = start_at
+            elif now < self.paused_until:
+                wake = self.paused_until
+            elif self.in_flight < max(1, int(self.limit)):
+                return self._start(now, probe=False)
+            event = self._event()
+            try:
+                await asyncio.wait_for(event.wait(), None if wake is None else max(0.0, wake - now))
+            except asyncio.TimeoutError:
+                pass
 
     def _start(self, now: float, probe: bool) -> Ticket:
         self.in_flight += 1

@@ -25,6 +25,7 @@ import asyncio
 import json
 import itertools
 import re
+import signal
 import socket
 import sys
 import threading
@@ -243,6 +244,7 @@ class JudgeServer:
         self.latency = latency
         self.die_after = die_after  # after this many requests: stop listening, drop every connection
         self.dead = False
+        self.died_at: float | None = None
         self.requests: list[Recorded] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -303,6 +305,8 @@ class JudgeServer:
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             return
+        except asyncio.CancelledError:  # the server stops with requests held (hang mode): no noise
+            return
         finally:
             self._writers.discard(writer)
             writer.close()
@@ -311,6 +315,7 @@ class JudgeServer:
         """The provider process is gone: nothing listens and open connections are reset."""
         if not self.dead:
             self.dead = True
+            self.died_at = time.time()
             self._server.close()
         for writer in list(self._writers):
             writer.transport.abort()
@@ -386,11 +391,14 @@ def main(argv: list[str] | None = None) -> int:
     server.port = args.port
     server.start()
     print(f"port {server.port}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
-    finally:
+    finally:  # the counts survive a server that stopped listening (dies-after)
+        print(json.dumps({"requests": len(server.judge_requests()), "rate_limited": getattr(handler, "rejected", 0),
+                          "max_in_flight": server.max_in_flight, "died_at": server.died_at}), flush=True)
         server.stop()
     return 0
 
