@@ -39,7 +39,7 @@ ENDPOINT_CHOICES = ("auto", "chat", "responses")
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_S = 300.0  # a long answer takes minutes; a hung server is noticed after this plus the deadline
 DEFAULT_DEADLINE_S = 30.0
-STOP_GRACE_S = 10.0  # a stopped run waits this long for requests parked in the provider's queue
+STOP_GRACE_S = 5.0  # a stopped run waits at most this long for its cancelled requests
 META_FORMAT = 1
 # A reasoning model's chat answer carries its reasoning too: far more than a Judge verdict's 64 KB.
 MAX_REPLY_BYTES = 8 * 1024 * 1024
@@ -575,33 +575,6 @@ class _Stopped(Exception):
     """The run is stopping: a request that has not started yet is not sent."""
 
 
-class StoppableClient:
-    """The httpx client `send` is given, with a stop switch and a flag for an exchange in progress.
-
-    Once `stopping` is set no new exchange starts (the exception is raised inside `send`'s own
-    guard, so its ticket goes back to the health object), and only tasks inside an exchange are
-    cancelled: cancelling a task parked in `ProviderHealth.acquire` (its `wait_for(condition.wait())`)
-    can leave the condition's lock held on Python 3.11, so those tasks are left to wake and find
-    the stop themselves.
-    """
-
-    def __init__(self, client, stopping: asyncio.Event):
-        self.client = client
-        self.stopping = stopping
-        self.exchanging = False
-
-    @contextlib.asynccontextmanager
-    async def stream(self, *args, **kwargs):
-        if self.stopping.is_set():
-            raise _Stopped()
-        self.exchanging = True
-        try:
-            async with self.client.stream(*args, **kwargs) as response:
-                yield response
-        finally:
-            self.exchanging = False
-
-
 async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: AnswerWriter, state: RunState,
                    stop_requested: asyncio.Event, notify: Callable[[str], None], progress: bool) -> dict | None:
     """Ask for every pending row, `concurrency` at a time; returns the /models engine entry.
@@ -624,9 +597,8 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     rows = iter(pending)
     bar = tqdm(total=len(pending), desc="predict", unit="req", disable=not progress, dynamic_ncols=True)
     ssl_context = httpx.create_ssl_context()
-    stopping = asyncio.Event()
 
-    async def worker(client: StoppableClient) -> None:
+    async def worker(client) -> None:
         for row in rows:
             body = request_body(settings, row.messages)
             try:
@@ -656,13 +628,11 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
             writer.write(answer.record(row.case_id))
             state.written += 1
             bar.update(1)
-            if stopping.is_set():
-                return
 
     async with contextlib.AsyncExitStack() as stack:
-        clients = [StoppableClient(await stack.enter_async_context(httpx.AsyncClient(
+        clients = [await stack.enter_async_context(httpx.AsyncClient(
             verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))), stopping)
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1)))
             for _ in range(min(settings.concurrency, max(len(pending), 1)))]
         probe_client = await stack.enter_async_context(httpx.AsyncClient(verify=ssl_context))
         probe = asyncio.ensure_future(_probe_models(probe_client, settings, headers))  # beside the work, never before it
@@ -677,17 +647,12 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                 if failed or not running or stop_requested.is_set():
                     break
                 await asyncio.wait(running + [stop_waiter], return_when=asyncio.FIRST_COMPLETED)
-        finally:  # an error, a signal, or the end: stop what is still running, within bounds
-            stopping.set()
+        finally:  # an error, a signal, or the end: no request starts any more, those in flight are dropped
+            health.stop(_Stopped())
             stop_waiter.cancel()
-            for task, client in zip(tasks, clients):
-                if client.exchanging:
-                    task.cancel()
-            _, still = await asyncio.wait(tasks, timeout=STOP_GRACE_S)
-            for task in still:  # a wait longer than the grace (a 429 pause): cancelled after all
+            for task in tasks:
                 task.cancel()
-            if still:
-                await asyncio.wait(still, timeout=1.0)
+            await asyncio.wait(tasks, timeout=STOP_GRACE_S)
             for task in tasks:  # every outcome is read, so none is reported as "never retrieved"
                 if task.done() and not task.cancelled():
                     task.exception()
