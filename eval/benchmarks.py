@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from eval.benchmark import Benchmark
-from eval.data import read_jsonl_objects
-from eval.errors import DataError
+from eval.data import first_jsonl_object
 from eval.insttrans import INSTTRANS
 from eval.sandglass import SANDGLASS
 from eval.sandglass.rows import looks_like_sandglass
@@ -34,8 +33,5 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
             return "sandglass" if "sandglass" in dataset.lower() else "insttrans"
     if path is None:
         return "insttrans"
-    try:
-        entries = read_jsonl_objects(path)
-    except DataError:
-        return "insttrans"
-    return "sandglass" if entries and looks_like_sandglass(entries[0][1]) else "insttrans"
+    first = first_jsonl_object(path)  # the first row only: the loader reads (and checks) every line
+    return "sandglass" if first is not None and looks_like_sandglass(first) else "insttrans"

@@ -90,8 +90,9 @@ def extract_prompt(prompt: str) -> tuple[list[str], str | None]:
 def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[tuple[int, object]]:
     """(line number, parsed value) for each line of a UTF-8 JSONL file, split on `\\n` only.
 
-    A final empty line is the file's terminator; any other blank line or unparsable line is an
-    error of type `kind` naming the file and line.
+    A final empty line is the file's terminator; any other blank line, unparsable line, line that
+    repeats a key in one object, or string holding a lone surrogate (valid JSON, not valid
+    Unicode) is an error of type `kind` naming the file and line (SPEC §1, §6).
     """
     try:
         raw = path.read_bytes()
@@ -112,14 +113,150 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
         if not line.strip():
             raise kind(f"{path}:{number}: blank line", "remove blank lines; every line must be one JSON object")
         try:
-            parsed.append((number, json.loads(line)))
+            value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
         except json.JSONDecodeError as error:
             raise kind(f"{path}:{number}: not valid JSON ({error.msg} at column {error.colno})",
                        "write one JSON object per line") from None
         except RecursionError:
             raise kind(f"{path}:{number}: the JSON is nested too deeply to read",
                        "write one flat JSON object per line") from None
+        except RepeatedKey as repeated:
+            raise _repeated_key_error(kind, f"{path}:{number}", repeated) from None
+        if "\\u" in line:  # the only way a decoded string can hold a surrogate is a \\uD800-\\uDFFF escape
+            _refuse_lone_surrogate(kind, f"{path}:{number}", line, value)
+        parsed.append((number, value))
     return parsed
+
+
+def _repeated_key_error(kind: type, where: str, repeated: "RepeatedKey") -> Exception:
+    return kind(f"{where}: the key {repeated.key!r} appears twice in one object",
+                "write each key once (a JSON reader would silently keep only the last value)")
+
+
+def _refuse_lone_surrogate(kind: type, where: str, line: str, value: object) -> None:
+    surrogate = lone_surrogate(line, value)
+    if surrogate:
+        raise kind(f"{where}: {surrogate} (valid JSON, not valid Unicode)",
+                   "write valid Unicode: a \\uD800-\\uDFFF escape must be half of a high-low pair "
+                   "such as \\ud83d\\ude00, or write the character itself")
+
+
+def refuse_repeated_keys_and_lone_surrogates(path: Path) -> None:
+    """DataError at the first line of a JSONL file that repeats a key or holds a lone surrogate.
+
+    For a file `datasets` reads (`--dataset FILE`): its reader keeps one of two repeated keys
+    without a word and fails on a lone surrogate with a message that names no line. Lines it
+    cannot parse are left to it, so its other messages stay as they were."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    for number, line in enumerate(text.split("\n"), 1):
+        try:
+            value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
+        except RepeatedKey as repeated:
+            raise _repeated_key_error(DataError, f"{path}:{number}", repeated) from None
+        except (ValueError, RecursionError):
+            continue
+        if "\\u" in line:
+            _refuse_lone_surrogate(DataError, f"{path}:{number}", line, value)
+
+
+def first_jsonl_object(path: Path) -> object | None:
+    """The parsed first line of a JSONL file, or None when it cannot be read or parsed.
+
+    For telling the two benchmarks apart by the first row without parsing the whole file twice;
+    the loader that follows reads every line and reports any problem (`read_jsonl_objects`)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline()
+        if first.startswith(b"\xef\xbb\xbf"):
+            return None
+        return json.loads(first.decode("utf-8"), object_pairs_hook=_object_without_repeated_keys)
+    except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON, a repeated key
+        return None
+
+
+class RepeatedKey(ValueError):
+    """Raised while decoding: one JSON object names `key` twice."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
+    """The object of `pairs`, refusing a repeated key (json keeps the last one without a word)."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKey(key)
+            seen.add(key)
+    return result
+
+
+_STRING_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
+
+
+def lone_surrogate(line: str, value: object) -> str | None:
+    """Where the JSON text `line` (parsed: `value`) holds a lone surrogate, or None.
+
+    A decoded string holds a surrogate only through a `\\uD800`-`\\uDFFF` escape that json did not
+    pair (a high one right before a low one becomes one character); the escape's column and the
+    string it lands in (a key or the value at a path) are named.
+    """
+    pending = None  # a high-surrogate escape waiting for its low half
+    lone = None
+    for match in _STRING_ESCAPE.finditer(line):
+        code = int(match.group(1), 16) if match.group(1) else None
+        if pending is not None:
+            if code is not None and 0xDC00 <= code <= 0xDFFF and match.start() == pending.end():
+                pending = None
+                continue
+            lone = pending
+            break
+        if code is None:
+            continue
+        if 0xD800 <= code <= 0xDBFF:
+            pending = match
+        elif 0xDC00 <= code <= 0xDFFF:
+            lone = match
+            break
+    lone = lone or pending
+    if lone is None:
+        return None
+    where = _string_with_surrogate(value)
+    return f"column {lone.start() + 1}: a lone surrogate {lone.group(0)} in {where}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _string_with_surrogate(value: object) -> str:
+    """The first string (document order, a key before its value) that holds a surrogate, named
+    by its path and the character position, e.g. `the value at "prediction", character 3`."""
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, str):
+            found = _SURROGATE.search(node)
+            if found:
+                shown = f" at {path!r}" if path else ""
+                return f"the string value{shown}, character {found.start() + 1}"
+        elif isinstance(node, dict):
+            children = []
+            for key, child in node.items():
+                found = _SURROGATE.search(key)
+                if found:
+                    shown = f" inside {path!r}" if path else ""
+                    return f"the key {key!r}{shown}, character {found.start() + 1}"
+                children.append((f"{path}.{key}" if path else key, child))
+            stack.extend(reversed(children))
+        elif isinstance(node, list):
+            stack.extend(reversed([(f"{path}[{index}]", child) for index, child in enumerate(node)]))
+    return "a string"
 
 
 @dataclass(frozen=True)
@@ -158,6 +295,9 @@ def read_rows_from_dataset(name: str, validate: Callable | None = None) -> DataR
     """
     from eval import hub  # heavy (datasets): imported only on this path
 
+    data_file = hub.resolve_data_file(name)  # a local file, a snapshot's data file, the hub's cached file
+    if data_file is not None and data_file.suffix == ".jsonl":
+        refuse_repeated_keys_and_lone_surrogates(data_file)
     try:
         dataset, data_file = hub.load_test_split(name)
     except DataError:

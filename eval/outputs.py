@@ -83,7 +83,10 @@ _LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", 
 
 def jsonl_line(value) -> str:
     """One JSONL record: UTF-8 text kept readable, every line-breaking character escaped."""
-    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS_IN_JSON) + "\n"
+    text = json.dumps(value, ensure_ascii=False)
+    if any(character in text for character in "\u2028\u2029\x85\x1c\x1d\x1e"):  # rare; translate is slow
+        text = text.translate(_LINE_BREAKS_IN_JSON)
+    return text + "\n"
 
 
 def json_text(value) -> str:

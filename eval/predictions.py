@@ -23,6 +23,10 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
     are data rows outside a `--limit` run: their predictions are accepted and left unscored.
     """
     entries = read_jsonl_objects(Path(path), kind=PredictionError)
+    if not entries:
+        raise PredictionError(f"{path}: the predictions file holds no prediction; a run where every instance is "
+                              "missing is not an evaluation",
+                              'write one line per instance: {"case_id": "...", "prediction": "..."}')
     predictions: dict[str, str | None] = {}
     first_line: dict[str, int] = {}
     for number, entry in entries:

@@ -505,3 +505,178 @@ def test_the_judge_is_shown_the_first_line_carrying_a_soft_ids_keywords():
     assert constraint_line_for(row, "style_consistency") == "译文风格：轻松"
     # no line carries term_cross_sentence's keywords: the line at its own position is shown
     assert constraint_line_for(row, "term_cross_sentence") == "译文语体：正式"
+
+
+# --- pins found by the mutation check (scripts/mutation_check.py, docs/testing.md) -----------
+
+HTML_TAG_COUNTS = [
+    # (name, source, prediction, first_difference, missing_tags, extra_tags)
+    ("more tags than the source", "<b>x</b>", "<b>x</b><i>y</i>",
+     {"index": 2, "source": None, "prediction": "<i>"}, None, ["<i>", "</i>"]),
+    ("one extra tag at the end", "<p>x</p>", "<p>x</p><br>", {"index": 2, "source": None, "prediction": "<br>"},
+     None, ["<br>"]),
+    ("fewer tags than the source", "<b>x</b><i>y</i>", "<b>x</b>",
+     {"index": 2, "source": "<i>", "prediction": None}, ["<i>", "</i>"], None),
+    ("no tag at all in the prediction", "<b>x</b>", "x", {"index": 0, "source": "<b>", "prediction": None},
+     ["<b>", "</b>"], None),
+    ("same count, the last one differs", "<b>x</b><i>y</i>", "<b>x</b><i>y</u>",
+     {"index": 3, "source": "</i>", "prediction": "</u>"}, ["</i>"], ["</u>"]),
+]
+
+
+@pytest.mark.parametrize("name, source, prediction, difference, missing, extra", HTML_TAG_COUNTS,
+                         ids=[case[0] for case in HTML_TAG_COUNTS])
+def test_html_tag_lists_of_different_lengths_name_the_first_difference(name, source, prediction, difference,
+                                                                        missing, extra):
+    verdict = check_format_preserve(prediction, make_row(source, source_lang="en"))
+    html = verdict.detail["html"]
+    assert verdict.passed is False and html["passed"] is False
+    assert html["first_difference"] == difference
+    assert html.get("missing_tags") == missing and html.get("extra_tags") == extra
+    assert (html["source_tags"], html["prediction_tags"]) == (len(html_tags(source)), len(html_tags(prediction)))
+
+
+def test_equal_tag_lists_have_no_difference_entry():
+    verdict = check_format_preserve('<a href="y">Hi</a>', make_row('<a href="x">你好</a>'))
+    assert verdict.passed is True
+    assert verdict.detail["html"] == {"passed": True, "source_tags": 2, "prediction_tags": 2,
+                                      "cjk_chars": 0, "cjk_share": 0.0}
+
+
+CHINESE_RESIDUE = [
+    # (name, source, prediction, source_lang, target_lang, passed, cjk detail or None when not measured)
+    ("a source of tags only is not measured", "<br><b></b>", "<br><b>中文</b>", "zh", "en", True, None),
+    ("a prediction of tags only is not measured", "<b>你好</b>", "<b></b>", "zh", "en", True, None),
+    ("Chinese kept is measured", "<b>你好</b>", "<b>你好</b>", "zh", "en", False, (2, 1.0)),
+    ("a blank visible prediction has share 0", "<b>你好</b>", "<b>  </b>", "zh", "en", True, (0, 0.0)),
+    ("one in three", "<b>你好</b>", "<b>a好b</b>", "zh", "en", False, (1, 0.3333)),
+    ("exactly one percent passes", "<p>你好</p>", "<p>" + "a" * 99 + "好</p>", "zh", "en", True, (1, 0.01)),
+    ("two percent fails", "<p>你好</p>", "<p>" + "a" * 98 + "好好</p>", "zh", "en", False, (2, 0.02)),
+    ("a Japanese target is not measured", "<b>你好</b>", "<b>你好</b>", "zh", "ja", True, None),
+    ("a Chinese target is not measured", "<b>你好</b>", "<b>你好</b>", "zh", "zh", True, None),
+    ("a source that is not Chinese is not measured", "<b>hello</b>", "<b>你好</b>", "en", "fr", True, None),
+]
+
+
+@pytest.mark.parametrize("name, source, prediction, source_lang, target_lang, passed, cjk", CHINESE_RESIDUE,
+                         ids=[case[0] for case in CHINESE_RESIDUE])
+def test_the_untranslated_chinese_check(name, source, prediction, source_lang, target_lang, passed, cjk):
+    verdict = check_format_preserve(prediction, make_row(source, source_lang=source_lang, target_lang=target_lang))
+    html = verdict.detail["html"]
+    assert verdict.passed is passed and html["passed"] is passed
+    if cjk is None:
+        assert "cjk_chars" not in html and "cjk_share" not in html and "untranslated_chinese" not in html
+    else:
+        assert (html["cjk_chars"], html["cjk_share"]) == cjk
+        assert html.get("untranslated_chinese") is (None if passed else True)
+
+
+def test_the_judge_is_shown_the_keyword_line_even_when_it_is_not_at_the_ids_position():
+    from eval.constraints import constraint_line_for
+
+    row = {"constraints": ["译文风格：正式", "保持原文格式", "指代一致：她指林晓"],
+           "constraint_ids": ["format_preserve", "style_consistency", "coref_resolution"]}
+    assert constraint_line_for(row, "style_consistency") == "译文风格：正式"   # line 1, not line 2
+    assert constraint_line_for(row, "coref_resolution") == "指代一致：她指林晓"
+    assert constraint_line_for(row, "format_preserve") == "译文风格：正式"     # no keywords: its own line
+
+
+def test_a_social_line_without_a_colon_lists_no_element():
+    assert social_elements(make_row(constraints=["保留社交元素"])) == []
+    assert social_elements(make_row(constraints=["保留社交元素", "社交元素：#a#"])) == ["#a#"]
+    assert social_elements(make_row(constraints=["社交元素：#a#", "保留社交元素"])) == ["#a#"]
+    verdict = check_social_preserve("anything", make_row(constraints=["保留社交元素"]))
+    assert verdict.passed is True and verdict.detail["note"] == "no social element in the constraint lines"
+
+
+def test_a_social_line_splits_at_the_ascii_colon_first():
+    assert social_elements(make_row(constraints=["社交元素：#a#、@b: c、d"])) == ["c", "d"]
+
+
+def test_long_detail_lists_are_cut_to_ten_with_the_count_beside():
+    source = json.dumps({f"k{index:02d}": "值" for index in range(12)}, ensure_ascii=False)
+    part = check_format_preserve("{}", make_row(source)).detail["json"]
+    assert part["missing_paths"] == [f"k{index:02d}" for index in range(10)] and part["n_missing"] == 12
+    ten = json.dumps({f"k{index:02d}": "值" for index in range(10)}, ensure_ascii=False)
+    assert check_format_preserve("{}", make_row(ten)).detail["json"]["missing_paths"] == \
+        [f"k{index:02d}" for index in range(10)]
+    extra = json.dumps({f"x{index:02d}": 1 for index in range(11)})
+    part = check_format_preserve(extra, make_row('{"a": "值"}')).detail["json"]
+    assert part["extra_paths"] == [f"x{index:02d}" for index in range(10)] and part["n_extra"] == 11
+
+
+def test_snippets_in_a_detail_are_cut_to_forty_characters():
+    source = "<p>你好</p>"
+    prediction = "<div" + "x" * 40 + ">Hi</div" + "y" * 40 + ">"   # tags of 45 and 46 characters
+    html = check_format_preserve(prediction, make_row(source, source_lang="en")).detail["html"]
+    assert html["first_difference"]["prediction"] == ("<div" + "x" * 40)[:39] + "…"
+    assert html["extra_tags"] == [("<div" + "x" * 40)[:39] + "…", ("</div" + "y" * 40)[:39] + "…"]
+    exactly = "<" + "b" * 38 + ">"                                      # 40 characters: kept whole
+    html = check_format_preserve(exactly, make_row(source, source_lang="en")).detail["html"]
+    assert html["first_difference"]["prediction"] == exactly
+
+
+def test_a_prediction_that_is_not_json_shows_its_first_twenty_characters():
+    row = make_row('{"a": "值"}')
+    part = check_format_preserve("  " + "n" * 30, row).detail["json"]
+    assert part["prediction_starts"] == "n" * 19 + "…"
+    assert check_format_preserve("n" * 20, row).detail["json"]["prediction_starts"] == "n" * 20
+
+
+@pytest.mark.parametrize("prediction, reason", [
+    ("[" * 100000, "RecursionError"),       # nested too deep for the JSON reader
+    ("9" * 5000, "ValueError"),             # digits past Python's int-string limit
+    ('{"a": 1', "Expecting ',' delimiter at line 1 column 8"),
+])
+def test_a_prediction_json_cannot_read_names_the_reason(prediction, reason):
+    verdict = check_format_preserve(prediction, make_row('{"a": "值"}'))
+    assert verdict.passed is False
+    assert verdict.detail["json"]["error"] == f"prediction is not JSON: {reason}"
+    subtitle = check_syllable_order(prediction, make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0]))
+    assert subtitle.passed is False and subtitle.detail["error"] == f"prediction is not JSON: {reason}"
+
+
+@pytest.mark.parametrize("source", ["2024", '"引号"', "true", "null", " 3.5 "])
+def test_a_source_that_is_json_but_no_object_or_array_triggers_no_json_part(source):
+    verdict = check_format_preserve("translated", make_row(source))
+    assert verdict.passed is True and verdict.detail["parts"] == []
+
+
+def test_the_placeholder_detail_names_only_the_kinds_the_source_has():
+    verdict = check_format_preserve("你好 %s", make_row("Hello {name}, %s and %s"))
+    assert verdict.passed is False
+    assert verdict.detail["placeholders"] == {"passed": False, "source": {"name": ["{name}"], "printf": ["%s"]},
+                                              "missing": ["{name}"]}
+    kept = check_format_preserve("你好 {name}", make_row("Hello {name}"))
+    assert kept.detail["placeholders"] == {"passed": True, "source": {"name": ["{name}"]}}
+
+
+def test_one_subtitle_line_passes_with_its_own_note():
+    verdict = check_syllable_order('{"1": "你好"}', make_row('{"1": "你好"}', target_lang="zh", duration_s=[2.0]))
+    assert verdict.passed is True
+    assert verdict.detail == {"counts": [2], "durations": [2.0], "note": "fewer than two lines"}
+
+
+def test_the_concordance_is_rounded_to_four_places():
+    # durations rise; the counts 1, 2, 4, 3 invert one pair of six: concordance 5/6
+    prediction = json.dumps({"1": "一", "2": "一二", "3": "一二三四", "4": "一二三"}, ensure_ascii=False)
+    row = make_row('{"1": "a", "2": "b", "3": "c", "4": "d"}', target_lang="zh", duration_s=[1.0, 2.0, 3.0, 4.0])
+    verdict = check_syllable_order(prediction, row)
+    assert verdict.passed is False
+    assert verdict.detail == {"counts": [1, 2, 4, 3], "durations": [1.0, 2.0, 3.0, 4.0], "comparable": 6,
+                              "inversions": 1, "concordance": 0.8333, "inverted_pairs": [[3, 4]]}
+
+
+def test_the_constraint_table_cannot_be_changed_in_place():
+    import dataclasses
+
+    from eval.constraints import CONSTRAINTS
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CONSTRAINTS["format_preserve"].kind = "soft"
+
+
+def test_a_subtitle_prediction_that_is_not_json_shows_its_first_twenty_characters():
+    row = make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0])
+    assert check_syllable_order("  " + "n" * 30, row).detail["prediction_starts"] == "n" * 19 + "…"
+    assert check_syllable_order("n" * 20, row).detail["prediction_starts"] == "n" * 20

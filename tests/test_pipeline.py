@@ -255,7 +255,7 @@ def test_outputs_keep_records_on_one_line_and_are_readable_by_others(tmp_path):
 
 def test_an_output_dir_that_is_a_file_is_one_clear_error(tmp_path, capsys):
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
-    preds = write_jsonl(tmp_path / "preds.jsonl", [])
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": "r1", "prediction": "x"}])  # an empty file is refused
     blocker = tmp_path / "out"
     blocker.write_text("not a directory")
     status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds),
