@@ -1,4 +1,4 @@
-"""The strict hard-pass rate reported beside the original's (issue 15, SPEC §7b).
+"""The strict hard-pass rate reported beside the original's (SPEC §7b).
 
 A default run scores with the original rules; these helpers run the strict set on the same
 predictions so the summary can show how much of a score rests on the original's leniency. They
@@ -96,7 +96,7 @@ def _reason(detail: dict) -> str:
 
 def rule_set_disagreements(rows: list[dict], predictions: dict[str, str | None]) -> list[dict]:
     """Every (instance, hard id) where the original and the strict rules disagree, in data order:
-    {case_id, id, original, strict, reason} with the failing side's reason (issue 15's
+    {case_id, id, original, strict, reason} with the failing side's reason (the
     differential check; docs/strict-rules.md lists it for the bundled example predictions)."""
     original_rules, strict_rules = RULE_SETS["original"], RULE_SETS[STRICT]
     found = []

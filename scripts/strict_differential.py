@@ -1,4 +1,4 @@
-"""Where the original and the strict rule sets disagree on a predictions file (issue 15).
+"""Where the original and the strict rule sets disagree on a predictions file.
 
     python -m scripts.strict_differential [--data data/test.jsonl] [--predictions data/example_predictions.jsonl]
 

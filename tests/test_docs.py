@@ -1,4 +1,4 @@
-"""The README stays a front door and the docs stay linked (issue 9: README ≤ 20 KB, docs/ holds
+"""The README stays a front door and the docs stay linked (README ≤ 20 KB, docs/ holds
 the reference with relative links between the pages, the README shows CI's test command)."""
 
 from __future__ import annotations

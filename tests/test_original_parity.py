@@ -1,5 +1,5 @@
-"""Pins where the harness once departed from the original scorer and its metric code, undocumented
-(issue 10): format_preserve's visible text (SPEC §7.1) and three Sandglass metrics."""
+"""Pins where the harness once departed from the original scorer and its metric code, undocumented:
+format_preserve's visible text (SPEC §7.1) and three Sandglass metrics."""
 
 from __future__ import annotations
 
