@@ -59,7 +59,11 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--judge-max-retries", type=int, default=jc.DEFAULT_MAX_RETRIES, metavar="N",
                        help="retries of a request after a transient failure (default: %(default)s)")
     group.add_argument("--judge-timeout", type=float, default=jc.DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                       help="timeout of one HTTP request (default: %(default)s)")
+                       help="timeout of one HTTP request (default: %(default)s; raise it behind a gateway "
+                            "that holds over-limit requests longer)")
+    group.add_argument("--judge-deadline", type=float, default=jc.DEFAULT_DEADLINE_S, metavar="SECONDS",
+                       help="how long the provider may fail every request before the run aborts "
+                            "(default: %(default)s)")
     group.add_argument("--judge-backoff", type=float, default=jc.DEFAULT_BACKOFF_S, metavar="SECONDS",
                        help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
     group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
@@ -138,6 +142,7 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
     checks = ((args.judge_concurrency >= 1, "--judge-concurrency must be at least 1"),
               (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
               (args.judge_timeout > 0, "--judge-timeout must be positive"),
+              (args.judge_deadline > 0, "--judge-deadline must be positive"),
               (args.judge_backoff >= 0, "--judge-backoff must be 0 or more"),
               (bool(model.strip()), "--judge-model must not be empty"))
     for ok, message in checks:
@@ -147,7 +152,7 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
                          concurrency=args.judge_concurrency,
                          reasoning_effort=args.judge_reasoning_effort,
                          max_retries=args.judge_max_retries, timeout=args.judge_timeout,
-                         backoff=args.judge_backoff)
+                         backoff=args.judge_backoff, deadline=args.judge_deadline)
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:

@@ -65,7 +65,10 @@ def judge_requests(rows: list[dict], predictions: dict) -> list:
 def judge_result(case_id: str, verdicts: dict) -> JudgeResult:
     """One instance's verdicts, as the scorer takes them."""
     soft = verdicts[(case_id, "soft")]["scores"] if (case_id, "soft") in verdicts else {}
-    return JudgeResult(quality=verdicts[(case_id, "quality")]["quality"], soft=dict(soft))
+    replies = getattr(verdicts, "replies", {})  # cache key and raw reply per prompt (judge_client.Verdicts)
+    return JudgeResult(quality=verdicts[(case_id, "quality")]["quality"], soft=dict(soft),
+                       replies={name: dict(replies[(case_id, name)]) for name in ("quality", "soft")
+                                if (case_id, name) in replies})
 
 
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:

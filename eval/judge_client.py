@@ -1,23 +1,31 @@
 """The LLM Judge client (SPEC §10): OpenAI-compatible requests, strict verdicts, cache, retries.
 
 One generic coroutine, `ask_judge`, turns a prompt string and a verdict validator into a
-validated verdict: it serves the cache first, sends identical in-flight requests once, retries
-transient failures with backoff, and commits every valid reply at once. A benchmark hands
-`run_judge_prompts` its prompts with their validators (eval/insttrans.py, eval/sandglass/).
+validated verdict: it serves the cache first, sends identical in-flight requests once, sends the
+rest through the run's provider health (eval/provider.py: breaker, deadline, shared 429 pause,
+adaptive concurrency), and commits every valid reply at once. A benchmark hands
+`run_judge_prompts` its prompts with their validators (eval/insttrans.py, eval/sandglass/); the
+verdicts it returns also carry, in `.replies`, each verdict's cache key and the Judge's raw
+reply. The cache file is locked for the run (eval/locking.py).
 
 The API key lives only in the `JudgeSettings` object (hidden from its repr) and in the request
-header; every message that leaves this module passes through `_scrub`.
+header; every message that leaves this module is redacted of it (`eval.provider.redact`).
+
+The per-request timeout defaults to 60 s: a verdict is a few tokens (`{"quality": 1}`), and even a
+reasoning model at effort "none" behind a gateway answers one in seconds; a minute leaves room
+for a slow queue, while a hung provider is noticed in a minute rather than in two per attempt.
+A gateway that holds over-limit requests longer than the timeout (LiteLLM: ~180 s) needs a
+larger --judge-timeout, or each held request is sent again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
-import random
 import re
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +33,17 @@ from typing import TYPE_CHECKING, Callable
 
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
+from eval.locking import hold_lock
+from eval.provider import (
+    ProviderDown,
+    ProviderFailing,
+    ProviderHealth,
+    ProviderRejected,
+    ReplyTooLarge,
+    redact,
+    retry_after_seconds,  # noqa: F401  (part of this module's interface since the first Judge)
+    send,
+)
 
 if TYPE_CHECKING:  # annotations only; the modules are imported where they are used
     import httpx
@@ -32,15 +51,17 @@ if TYPE_CHECKING:  # annotations only; the modules are imported where they are u
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_MAX_RETRIES = 6
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
+DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
 DEFAULT_BACKOFF_S = 1.0
-MAX_BACKOFF_S = 60.0
-MAX_RETRY_AFTER_S = 600.0
+MAX_BACKOFF_S = 8.0
+ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
+QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
+QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 RESPONSES_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
 RESPONSES = "responses"
 CHAT = "chat_completions"
-RETRY_STATUSES = frozenset({408, 409, 429})
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
 
@@ -58,6 +79,7 @@ class JudgeSettings:
     timeout: float = DEFAULT_TIMEOUT_S
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
+    deadline: float = DEFAULT_DEADLINE_S
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +224,7 @@ def reply_text(kind: str, payload: object) -> str:
         raise VerdictError("the response body is not a JSON object")
     if payload.get("error"):  # some gateways report failures inside a 200
         error = payload["error"]
-        raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)[:300]}")
+        raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)}")
     if kind == RESPONSES:
         status = payload.get("status")
         if status == "incomplete":
@@ -219,7 +241,7 @@ def reply_text(kind: str, payload: object) -> str:
                 continue
             for part in item.get("content") or []:
                 if isinstance(part, dict) and part.get("type") == "refusal":
-                    raise VerdictError(f"the Judge refused: {str(part.get('refusal'))[:200]}")
+                    raise VerdictError(f"the Judge refused: {part.get('refusal')}")
                 if isinstance(part, dict) and part.get("type") == "output_text":
                     texts.append(str(part.get("text", "")))
         if not texts:
@@ -235,7 +257,7 @@ def reply_text(kind: str, payload: object) -> str:
     if not isinstance(message, dict):
         raise VerdictError("no message in the first choice of the response")
     if message.get("refusal"):
-        raise VerdictError(f"the Judge refused: {str(message['refusal'])[:200]}")
+        raise VerdictError(f"the Judge refused: {message['refusal']}")
     if choice.get("finish_reason") == "content_filter":
         raise VerdictError('finish_reason "content_filter"')
     content = message.get("content")
@@ -247,7 +269,7 @@ def reply_text(kind: str, payload: object) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The generic asker: cache, in-flight sharing, retries
+# The generic asker: cache, in-flight sharing, run-wide provider health
 # ---------------------------------------------------------------------------------------------
 
 @dataclass
@@ -256,14 +278,23 @@ class JudgeStats:
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0  # attempts that failed transiently
+    rate_limited: int = 0  # 429 answers
     deduplicated: int = 0  # identical requests answered by another in-flight request
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
+
+    def add_usage(self, name: str, usage: dict[str, int]) -> None:
+        totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
+        totals["replies"] += 1
+        for key in ("input_tokens", "output_tokens", "total_tokens"):
+            totals[key] += usage.get(key, 0)
 
 
 @dataclass
 class JudgeSession:
     """One run's shared state. `clients` holds one single-connection client per concurrency
     slot: taking one bounds the requests in flight, and keeps httpcore's pool bookkeeping (which
-    grows with the square of a pool's size) out of the hot path."""
+    grows with the square of a pool's size) out of the hot path. `health` is the run-wide view
+    of the provider (eval/provider.py): it decides when a request may start."""
 
     settings: JudgeSettings
     clients: asyncio.Queue
@@ -272,8 +303,12 @@ class JudgeSession:
     url: str
     kind: str
     abort: asyncio.Event
+    health: ProviderHealth
+    headers: dict[str, str] = field(repr=False, default_factory=dict)
     bar: tqdm | None = None
+    done: int = 0
     inflight: dict[str, asyncio.Task] = field(default_factory=dict)
+    replies: dict[tuple[str, str], dict] = field(default_factory=dict)
     first_error: BaseException | None = None
 
 
@@ -287,49 +322,43 @@ class JudgeRequest:
     validate: Callable[[str], dict]
 
 
+@dataclass(frozen=True)
+class JudgeRun:
+    """What asking a list of prompts gives: verdicts and, for audit, each verdict's cache key
+    and the Judge's raw reply text, both by (case_id, prompt name); and the summary's block."""
+
+    verdicts: dict[tuple[str, str], dict]
+    replies: dict[tuple[str, str], dict]
+    block: dict
+
+
+class Verdicts(dict):
+    """Verdicts by (case_id, prompt name), as a plain dict; `.replies` holds, by the same keys,
+    {"cache_key", "reply"}: where each verdict is cached and the Judge's raw text (SPEC §10)."""
+
+    def __init__(self, verdicts: dict, replies: dict | None = None):
+        super().__init__(verdicts)
+        self.replies = dict(replies or {})
+
+
 class _Aborted(Exception):
     """Another request already aborted the run; this one stops without asking."""
 
 
-def _scrub(text: str, settings: JudgeSettings) -> str:
-    """Remove the API key from any text that may leave the module."""
-    if settings.api_key and len(settings.api_key) >= 4:
-        text = text.replace(settings.api_key, "[redacted]")
-    return text
+def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
+    """The text without the API key, any 12-character piece of it or a Bearer value; then cut."""
+    return redact(text, (settings.api_key,), limit)
 
 
-def retry_after_seconds(headers: httpx.Headers) -> float | None:
-    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date), capped."""
-    try:
-        if "retry-after-ms" in headers:
-            return min(max(float(headers["retry-after-ms"]) / 1000, 0.0), MAX_RETRY_AFTER_S)
-        if "retry-after" in headers:
-            value = headers["retry-after"].strip()
-            try:
-                seconds = float(value)
-            except ValueError:
-                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-            return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return None
-
-
-def provider_message(response: httpx.Response) -> tuple[str, str]:
-    """The provider's error message and its `param` (when the body says), shortened."""
-    try:
-        payload = response.json()
-    except ValueError:
-        return response.text.strip()[:500] or response.reason_phrase, ""
-    error = payload.get("error", payload) if isinstance(payload, dict) else payload
-    if isinstance(error, dict):
-        message = error.get("message") or error.get("detail") or json.dumps(error, ensure_ascii=False)
-        return str(message)[:500], str(error.get("param") or "")
-    return str(error)[:500], ""
+BAD_REQUEST_FLAGS = ("--judge-model", "--judge-reasoning-effort (Responses models)",
+                     "JUDGE_API_BASE (an OpenAI-compatible base)",
+                     "JUDGE_API_KEY (some gateways answer a bad key with 400)")
 
 
 def _config_error(session: JudgeSession, status: int, message: str, param: str, where: str) -> HarnessError:
+    """The provider's own words first, then what may be wrong, without claiming which (SPEC §10)."""
     settings = session.settings
+    host = public_host(settings.api_base)
     if status == 400 and re.search(r"context.length|maximum context|too many tokens|too long", f"{message} {param}", re.I):
         return JudgeError(f"the Judge model {settings.model} cannot read the prompt of {where}: it is longer "
                           f"than its context window (HTTP 400: {message})",
@@ -341,23 +370,18 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
             f"{settings.reasoning_effort!r} (HTTP 400: {message})",
             hint="choose an effort this model supports with --judge-reasoning-effort "
                  "(models older than gpt-5.1 do not accept 'none'; try 'low' or 'minimal')")
+    param_note = f" (the provider names the field {param!r})" if param else ""
     hints = {
-        400: "the endpoint does not accept this request; check --judge-model and that "
-             "JUDGE_API_BASE is OpenAI-compatible",
-        401: "check JUDGE_API_KEY",
-        403: "check JUDGE_API_KEY and that it may use this model",
+        400: f"the provider's words are above{param_note}; settings that often cause a 400: "
+             + ", ".join(BAD_REQUEST_FLAGS),
+        401: "the key was rejected by JUDGE_API_BASE's host, or by the provider behind it; "
+             "check JUDGE_API_KEY and, behind a gateway, the gateway's own upstream key",
+        403: "the key was rejected by JUDGE_API_BASE's host, or by the provider behind it; "
+             "check JUDGE_API_KEY and that it may use this model",
         404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model",
     }
-    return ConfigError(f"the Judge endpoint {public_host(settings.api_base)} answered HTTP {status}: "
-                       f"{message} (asked for {where})", hint=hints[status])
-
-
-async def _wait_or_abort(session: JudgeSession, delay: float) -> None:
-    try:
-        await asyncio.wait_for(session.abort.wait(), timeout=delay)
-    except asyncio.TimeoutError:
-        return
-    raise _Aborted()
+    return ConfigError(f"the Judge endpoint {host} answered HTTP {status}: {message} (asked for {where})",
+                       hint=hints[status])
 
 
 @contextlib.asynccontextmanager
@@ -371,88 +395,97 @@ async def _client_slot(session: JudgeSession):
 
 
 def _abort(session: JudgeSession, error: HarnessError) -> HarnessError:
-    """Record the first fatal error and stop every other request from starting or retrying."""
+    """Record the first fatal error; no new request starts, and requests still in flight get a
+    short grace to land their verdicts in the cache (none when the provider is down)."""
     if session.first_error is None:
         session.first_error = error
-    session.abort.set()
+        session.abort.set()
+        session.health.stop(_Aborted())
+        grace = 0.0 if isinstance(error, ProviderDown) else min(session.settings.timeout, ABORT_GRACE_S)
+        asyncio.get_running_loop().call_later(grace, _cancel_inflight, session)
     return error
 
 
-async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) -> str:
-    """POST one request until it yields reply text; the abort is raised before anyone else sends."""
+def _cancel_inflight(session: JudgeSession) -> None:
+    for task in session.inflight.values():
+        if not task.done():
+            task.cancel()
+
+
+async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
+    """The reply text and token usage of one request; the abort is raised before anyone else sends."""
     try:
-        return await _fetch_with_retries(session, body, case_id, name)
+        return await _fetch_reply(session, body, case_id, name)
     except HarnessError as error:
         raise _abort(session, error)
 
 
-async def _fetch_with_retries(session: JudgeSession, body: bytes, case_id: str, name: str) -> str:
-    """POST one request until it yields reply text; retry what is transient (SPEC §10)."""
-    import httpx  # heavy: only the Judge path needs it
-    settings, stats = session.settings, session.stats
+async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
+    """POST one request through the run's provider health (SPEC §10) and read the answer text."""
+    settings = session.settings
     where = f"case {case_id} ({name} prompt)"
-    attempt = 0
-    while True:
-        if session.abort.is_set():
-            raise _Aborted()
-        async with _client_slot(session) as client:
-            if session.abort.is_set():
-                raise _Aborted()
-            stats.calls += 1
-            retry_after = None
-            try:
-                response = await client.post(session.url, content=body)
-            except (httpx.TransportError, httpx.DecodingError) as error:
-                problem = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            else:
-                status = response.status_code
-                if 200 <= status < 300:
-                    try:
-                        payload = response.json()
-                    except ValueError:
-                        raise JudgeError(f"the Judge endpoint sent a body that is not JSON for {where} "
-                                         f"(HTTP {status}, {response.headers.get('content-type', 'no content type')})",
-                                         hint="check that JUDGE_API_BASE points at an OpenAI-compatible API") from None
-                    try:
-                        return reply_text(session.kind, payload)
-                    except ProviderFailure as error:
-                        problem = _scrub(f"HTTP {status} carrying a failure: {error}", settings)
-                    except ValueError as error:
-                        label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
-                        raise JudgeError(_scrub(f"{label} for {where}: {error}", settings),
-                                         hint="the verdicts received so far are cached; rerun to resume") from None
-                else:
-                    message, param = provider_message(response)
-                    message = _scrub(message, settings)
-                    if status in CONFIG_STATUSES:
-                        raise _config_error(session, status, message, param, where)
-                    if status not in RETRY_STATUSES and status < 500:
-                        raise JudgeError(f"the Judge endpoint answered HTTP {status} for {where}: {message}")
-                    problem = f"HTTP {status}: {message}"
-                    retry_after = retry_after_seconds(response.headers)
-        stats.failures += 1
-        _refresh_bar(session)
-        if attempt >= settings.max_retries:
-            raise JudgeError(
-                _scrub(f"the Judge endpoint kept failing for {where}: {problem} "
-                       f"(after {attempt + 1} attempts)", settings),
-                hint="the verdicts received so far are cached; rerun to resume, or raise "
-                     "--judge-max-retries")
-        delay = retry_after if retry_after is not None else (
-            min(settings.backoff_max, settings.backoff * 2 ** attempt) * random.uniform(0.5, 1.0))
-        attempt += 1
-        stats.retries += 1
-        await _wait_or_abort(session, delay)
+    async with _client_slot(session) as client:
+        try:
+            reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
+                               secrets=(settings.api_key,), max_retries=settings.max_retries)
+        except ProviderRejected as error:
+            if error.status in CONFIG_STATUSES:
+                raise _config_error(session, error.status, error.provider_message, error.param, where) from None
+            raise JudgeError(f"the Judge endpoint answered HTTP {error.status} for {where}: {error.provider_message}",
+                             hint="the verdicts received so far are cached") from None
+        except ProviderFailing as error:
+            raise JudgeError(f"the Judge endpoint kept failing for {where}: {error.last_cause} "
+                             f"(after {error.attempts} attempts)",
+                             hint="the verdicts received so far are cached; rerun to resume, or raise "
+                                  "--judge-max-retries") from None
+        except ReplyTooLarge as error:
+            raise JudgeError(f"invalid Judge reply for {where}: {error.message}",
+                             hint="the verdicts received so far are cached; rerun to resume") from None
+    if reply.payload is None:
+        raise JudgeError(f"the Judge endpoint sent a body that is not JSON for {where} "
+                         f"(HTTP {reply.status}, {reply.headers.get('content-type', 'no content type')})",
+                         hint="check that JUDGE_API_BASE points at an OpenAI-compatible API")
+    try:
+        text = reply_text(session.kind, reply.payload)
+    except ValueError as error:  # ProviderFailure cannot reach here: send retries errors in a 200
+        label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
+        raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
+                         hint="the verdicts received so far are cached; rerun to resume") from None
+    session.stats.add_usage(name, reply.usage)
+    return text, reply.usage
 
 
 def _refresh_bar(session: JudgeSession, done: int = 0) -> None:
+    """done / total (the bar), then calls, cache hits, failures, in flight, retries, 429s, and
+    the state line while the run waits for the provider."""
     if session.bar is None:
         return
-    stats = session.stats
-    session.bar.set_postfix(calls=stats.calls, cached=stats.cache_hits, failed=stats.failures,
-                            refresh=False)
+    stats, health = session.stats, session.health
+    postfix = (f"calls={health.sent}, cached={stats.cache_hits}, failed={health.failures}, "
+               f"in flight={health.in_flight}, retries={health.retries}, 429s={health.rate_limited}")
+    state = health.state_line()
+    session.bar.set_postfix_str(postfix + (f" | {state}" if state else ""), refresh=False)
     if done:
         session.bar.update(done)
+    elif state:
+        session.bar.refresh()
+
+
+async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
+    """Keep the state line current; with --quiet, an occasional one-line notice on stderr, so a
+    long wait is never silent (a notice when the run is held up, and a progress line now and then)."""
+    last_notice = time.monotonic()
+    while True:
+        await asyncio.sleep(1.0)
+        _refresh_bar(session)
+        if not quiet:
+            continue
+        now, state = time.monotonic(), session.health.state_line()
+        if now - last_notice >= (QUIET_STATE_EVERY_S if state else QUIET_PROGRESS_EVERY_S):
+            print(f"Judge: {session.done}/{total} done, {session.health.in_flight} in flight, "
+                  f"{session.health.retries} retries, {session.health.rate_limited} 429s"
+                  + (f"; {state}" if state else ""), file=sys.stderr, flush=True)
+            last_notice = now
 
 
 async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
@@ -470,40 +503,56 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
                 pass  # written under another validator; ask again and overwrite
             else:
                 session.stats.cache_hits += 1
+                session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": cached}
                 return verdict
+        if session.abort.is_set():
+            raise _Aborted()
         task = asyncio.ensure_future(_fetch(session, body, request.case_id, request.name))
         session.inflight[key] = task
     else:
         session.stats.deduplicated += 1
-    text = await asyncio.shield(task)
+    text, _ = await asyncio.shield(task)
     try:
         verdict = request.validate(text)
     except VerdictError as error:
         raise _abort(session, JudgeError(
             _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt): "
-                   f"{error}; reply: {text[:300]!r}", session.settings),
+                   f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings),
             hint="the verdicts received so far are cached; rerun to resume")) from None
     if owner:
         write_reply(session.cache, key, session.settings.model, session.kind, body, text)
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
     return verdict
 
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
-                   stats: JudgeStats, progress: bool) -> dict[tuple[str, str], dict]:
+                   stats: JudgeStats, progress: bool) -> tuple[dict[tuple[str, str], dict], dict]:
     import httpx  # heavy: only the Judge path needs it
     from tqdm import tqdm
     headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
     ssl_context = httpx.create_ssl_context()  # built once, shared by every client
     bar = tqdm(total=len(requests), desc="Judge", unit="req", disable=not progress, dynamic_ncols=True)
+    host = public_host(settings.api_base)
+
+    def notify(line: str) -> None:
+        if progress:
+            bar.write(f"Judge: {line}", file=sys.stderr)
+        else:
+            print(f"Judge: {line}", file=sys.stderr, flush=True)
+
+    health = ProviderHealth(host, max_concurrency=settings.concurrency, deadline_s=settings.deadline,
+                            notify=notify, setting="JUDGE_API_BASE", backoff_s=settings.backoff,
+                            backoff_max_s=settings.backoff_max)
     async with contextlib.AsyncExitStack() as stack:
         clients: asyncio.Queue = asyncio.Queue()
         for _ in range(settings.concurrency):
             clients.put_nowait(await stack.enter_async_context(httpx.AsyncClient(
-                headers=headers, verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
+                verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
                 limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))))
         session = JudgeSession(settings=settings, clients=clients, cache=cache, stats=stats,
                                url=endpoint_url(settings), kind=endpoint_kind(settings.model),
-                               abort=asyncio.Event(), bar=None if not progress else bar)
+                               abort=asyncio.Event(), health=health, headers=headers,
+                               bar=None if not progress else bar)
         verdicts: dict[tuple[str, str], dict] = {}
 
         async def one(request: JudgeRequest) -> None:
@@ -511,6 +560,10 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                 verdicts[(request.case_id, request.name)] = await ask_judge(session, request)
             except _Aborted:
                 return
+            except asyncio.CancelledError:
+                if session.abort.is_set():  # cut off by the abort's grace, not by Ctrl-C
+                    return
+                raise
             except HarnessError as error:
                 _abort(session, error)
                 return
@@ -518,23 +571,34 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                 _abort(session, JudgeError(_scrub(f"unexpected error for case {request.case_id} ({request.name} "
                                                   f"prompt): {type(error).__name__}: {error}", settings)))
                 return
+            session.done += 1
             _refresh_bar(session, done=1)
 
+        watcher = asyncio.ensure_future(_watch(session, len(requests), quiet=not progress))
         try:
             await asyncio.gather(*(one(request) for request in requests))
         finally:  # on Ctrl-C, stop the shielded requests before their clients close
+            watcher.cancel()
             pending = [task for task in session.inflight.values() if not task.done()]
             for task in pending:
                 task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            await asyncio.gather(watcher, *pending, return_exceptions=True)
+            for task in session.inflight.values():  # retrieve every outcome: no "never retrieved" noise
+                if task.done() and not task.cancelled():
+                    task.exception()
             bar.close()
+            stats.calls, stats.retries = health.sent, health.retries
+            stats.failures, stats.rate_limited = health.failures, health.rate_limited
         if session.first_error is not None:
             raise session.first_error
-        return verdicts
+        return verdicts, session.replies
 
 
 def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dict[str, str]) -> dict:
-    """The summary's `judge` block (SPEC §11): what decides a verdict, and what the run cost."""
+    """The summary's `judge` block (SPEC §11): what decides a verdict, and what the run cost.
+
+    `usage` sums the token counts the provider reported for this run's requests, per prompt
+    (verdicts served from the cache cost nothing and are not counted)."""
     return {
         "model": settings.model,
         "endpoint_kind": endpoint_kind(settings.model),
@@ -544,21 +608,36 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "calls": stats.calls,
         "cache_hits": stats.cache_hits,
         "retries": stats.retries,
+        "rate_limited": stats.rate_limited,
         "deduplicated": stats.deduplicated,
+        "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
     }
+
+
+def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
+                prompt_versions: dict[str, str], progress: bool = True) -> JudgeRun:
+    """Ask every request under the cache file's lock (one run per cache, SPEC §10).
+
+    Raises JudgeError or ConfigError on abort (ProviderDown when the provider stays down);
+    replies received before it stay in the cache."""
+    stats = JudgeStats()
+    cache_path = Path(cache_path)
+    with hold_lock(cache_path, "Judge cache", is_dir=False):
+        cache = open_cache(cache_path)
+        try:
+            verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress))
+        finally:
+            cache.close()
+    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions))
 
 
 def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                       prompt_versions: dict[str, str], progress: bool = True,
                       ) -> tuple[dict[tuple[str, str], dict], dict]:
-    """Ask every request; returns verdicts by (case_id, name) and the `judge` block.
+    """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
+    mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
 
     Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
     """
-    stats = JudgeStats()
-    cache = open_cache(Path(cache_path))
-    try:
-        verdicts = asyncio.run(_ask_all(requests, settings, cache, stats, progress))
-    finally:
-        cache.close()
-    return verdicts, judge_block(settings, stats, prompt_versions)
+    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress)
+    return Verdicts(run.verdicts, replies=run.replies), run.block

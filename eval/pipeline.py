@@ -22,6 +22,7 @@ from eval.outputs import (json_text, jsonl_line, remove_previous_results, result
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
 from eval.report_html import render_report_html
+from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
@@ -79,6 +80,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                           bench.unscored_without_judge)
     reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
     reasons += extra_reasons
+    system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
@@ -92,8 +94,9 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                                           for row in rows], [row["case_id"] for row in rows]),
         **bench.settings(config),
         "judge": judge_block,
+        "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config)),
+                                    settings=(signature_part(known_as), *bench.signature_parts(config), *system_part),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))

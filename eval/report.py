@@ -3,6 +3,8 @@ reports share (number cells, the run's status and the missing-predictions notice
 
 from __future__ import annotations
 
+from eval.system_meta import system_report_lines
+
 
 def fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
@@ -37,13 +39,15 @@ def run_lines(summary: dict, unit: str) -> list[str]:
              + (f", {len(data['warnings'])} data warnings" if data.get("warnings") else "") + ")",
              f"- Predictions: {predictions['path']} ({predictions['rows']} lines, "
              f"{predictions['missing']} {unit} missing)"]
+    lines += system_report_lines(summary.get("system"))
     notice = missing_notice(summary)
     return ([f"**{notice}**", ""] if notice else []) + lines
 
 
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
-    out = ["formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"])]
+    out = [f"warning: {warning}" for warning in (summary.get("system") or {}).get("warnings") or []]
+    out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return out
 

@@ -28,7 +28,7 @@ def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,
         elif judge is None:
             entry.update(score=None, detail={"reason": "Judge skipped (--skip-judge)"})
         else:
-            entry.update(score=judge.soft[cid], detail={"judge": "soft-constraint verdict"})
+            entry.update(score=judge.soft[cid], detail={"judge": "soft-constraint verdict", **judge.replies.get("soft", {})})
         constraints.append(entry)
 
     hard_pass = all(entry["passed"] for entry in constraints if entry["kind"] == HARD) and not missing

@@ -28,7 +28,10 @@ class JudgeItem:
 
 @dataclass(frozen=True)
 class JudgeResult:
-    """The validated verdicts for one instance: quality and one score per soft id."""
+    """The validated verdicts for one instance: quality and one score per soft id. `replies` maps
+    "quality" / "soft" to {"cache_key", "reply"}: the verdict's cache key and the Judge's raw
+    reply text, kept for audit in the score's detail (SPEC §10, §11)."""
 
     quality: float
     soft: dict[str, float]
+    replies: dict[str, dict] = field(default_factory=dict)

@@ -5,9 +5,17 @@ every request, and answers through a handler: a function from the recorded reque
 The default handler gives valid verdicts read off markers in the candidate text (`[q=0.5]`,
 `[s=0]`, ...), so a test can choose scores through its predictions.
 
+Answers carry what real providers send (ids, `created_at` / `created`, `model`, `usage`), so the
+stand-in can sit behind a gateway such as LiteLLM. Fault modes for the provider tests (SPEC §10):
+`dead_handler` (every request a 500), `hang_handler` (accepts, never answers), `refused_base_url()`
+(nothing listens), `RateLimit` (R requests per window, 429 with any header spelling or none),
+`JudgeServer(die_after=N)` (stops listening and drops every connection after N requests),
+`key_echo_handler` (quotes the Authorization header back in a 401).
+
 In tests: `with JudgeServer(handler) as server: ... server.base_url ...`.
-As a process (benchmark): `python tests/judge_server.py --latency 0.1` prints `port N`, serves
-until killed; `GET /stats` returns the request count and the peak of requests in flight.
+As a process (benchmark): `python tests/judge_server.py --latency 0.1 [--fault F]` prints `port N`,
+serves until killed; `GET /stats` returns the request count, the 429s sent and the peak of
+requests in flight.
 """
 
 from __future__ import annotations
@@ -15,7 +23,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import itertools
 import re
+import signal
+import socket
 import sys
 import threading
 import time
@@ -84,22 +95,40 @@ def is_soft_prompt(prompt: str) -> bool:
     return bool(soft_ids_of(prompt))
 
 
+_IDS = itertools.count(1)
+
+
+def token_count(text: str | None) -> int:
+    """A stand-in tokenizer: about four characters per token, as providers count English."""
+    return max(1, len(text or "") // 4)
+
+
 def text_reply(path: str, text: str | None, *, incomplete: bool = False,
-               refusal: str | None = None) -> Reply:
-    """A 200 answer in the shape of the endpoint that `path` names."""
+               refusal: str | None = None, model: str = "gpt-5.6-sol", prompt: str = "") -> Reply:
+    """A 200 answer in the shape of the endpoint that `path` names, with the fields real
+    providers send (`id`, `created_at` / `created`, `model`, `usage`)."""
+    number = next(_IDS)
+    input_tokens, output_tokens = token_count(prompt), token_count(text if refusal is None else refusal)
     if path.endswith("/responses"):
         content = ([{"type": "refusal", "refusal": refusal}] if refusal is not None
                    else [{"type": "output_text", "text": text, "annotations": []}])
-        body = {"id": "resp_test", "object": "response", "status": "incomplete" if incomplete else "completed",
+        body = {"id": f"resp_{number:08x}", "object": "response", "created_at": int(time.time()),
+                "model": model, "status": "incomplete" if incomplete else "completed",
                 "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
-                "output": [{"type": "reasoning", "id": "rs_test", "summary": []},
-                           {"type": "message", "id": "msg_test", "role": "assistant",
-                            "status": "completed", "content": content}]}
+                "output": [{"type": "reasoning", "id": f"rs_{number:08x}", "summary": []},
+                           {"type": "message", "id": f"msg_{number:08x}", "role": "assistant",
+                            "status": "completed", "content": content}],
+                "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0},
+                          "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
+                          "total_tokens": input_tokens + output_tokens}}
         return Reply(body=body)
     message = {"role": "assistant", "content": None if refusal is not None else text, "refusal": refusal}
-    body = {"id": "chatcmpl-test", "object": "chat.completion",
+    body = {"id": f"chatcmpl-{number:08x}", "object": "chat.completion", "created": int(time.time()),
+            "model": model,
             "choices": [{"index": 0, "message": message,
-                         "finish_reason": "length" if incomplete else "stop"}]}
+                         "finish_reason": "length" if incomplete else "stop"}],
+            "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                      "total_tokens": input_tokens + output_tokens}}
     return Reply(body=body)
 
 
@@ -120,7 +149,87 @@ def verdict_text(prompt: str) -> str:
 
 
 def default_handler(request: Recorded) -> Reply:
-    return text_reply(request.path, verdict_text(request.prompt))
+    body = request.body
+    return text_reply(request.path, verdict_text(request.prompt), model=str(body.get("model", "")),
+                      prompt=request.prompt)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fault modes (SPEC §10)
+# ---------------------------------------------------------------------------------------------
+
+def dead_handler(request: Recorded) -> Reply:
+    """A provider that is down: every request a 500."""
+    return Reply(500, {"error": {"message": "upstream connect error", "type": "server_error"}})
+
+
+def hang_handler(request: Recorded) -> Reply:
+    """A provider that accepts the request and never answers."""
+    return Reply(delay=86400.0)
+
+
+def key_echo_handler(request: Recorded) -> Reply:
+    """A gateway that quotes the Authorization header back in its 401 (a leak the client must redact)."""
+    return Reply(401, {"error": {"message": f"Authentication Error, invalid header {request.headers.get('authorization')!r}"
+                                            f" ({request.headers.get('authorization', '')[:20]}...)",
+                                 "type": "auth_error"}})
+
+
+def refused_base_url() -> str:
+    """A base URL on 127.0.0.1 where nothing listens: connections are refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+RATE_HEADERS = ("retry-after", "retry-after-ms", "x-ratelimit-reset-requests", "llm_provider-retry-after",
+                "retry-after-date", None)
+
+
+class RateLimit:
+    """A handler that allows `rate` requests per `window` seconds (fixed windows) and answers the
+    rest 429, announcing the window's end with one `header` spelling, or with none (`header=None`).
+    `retry-after` is rounded up to whole seconds, as HTTP writes it; `retry-after-date` sends the
+    HTTP-date form of Retry-After."""
+
+    def __init__(self, rate: int, header: str | None = "retry-after", window: float = 1.0,
+                 inner: Handler = None):
+        self.rate, self.header, self.window = rate, header, window
+        self.inner = inner or default_handler
+        self.window_start = 0.0
+        self.used = 0
+        self.rejected = 0
+
+    def __call__(self, request: Recorded) -> Reply:
+        now = time.monotonic()
+        if now - self.window_start >= self.window:
+            self.window_start, self.used = now - (now - self.window_start) % self.window if self.window_start else now, 0
+        left = self.window - (now - self.window_start)
+        if self.used < self.rate:
+            self.used += 1
+            reply = self.inner(request)
+            if self.header == "x-ratelimit-reset-requests":  # OpenAI sends these on every answer
+                reply.headers.update({"x-ratelimit-limit-requests": str(self.rate),
+                                      "x-ratelimit-remaining-requests": str(self.rate - self.used),
+                                      "x-ratelimit-reset-requests": f"{int(left * 1000) + 1}ms"})
+            return reply
+        self.rejected += 1
+        headers = {}
+        if self.header == "retry-after":
+            headers["Retry-After"] = str(max(1, int(-(-left // 1))))
+        elif self.header == "retry-after-date":
+            import email.utils
+            headers["Retry-After"] = email.utils.formatdate(time.time() + left + 1, usegmt=True)
+        elif self.header == "retry-after-ms":
+            headers["retry-after-ms"] = str(int(left * 1000) + 1)
+        elif self.header == "x-ratelimit-reset-requests":
+            headers["x-ratelimit-reset-requests"] = f"{int(left * 1000) + 1}ms"
+            headers["x-ratelimit-remaining-requests"] = "0"
+        elif self.header == "llm_provider-retry-after":
+            headers["llm_provider-retry-after"] = str(max(1, int(-(-left // 1))))
+        return Reply(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
+                                     "code": "rate_limit_exceeded"}}, headers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,9 +239,12 @@ def default_handler(request: Recorded) -> Reply:
 class JudgeServer:
     """A background-thread asyncio HTTP server; `requests` lists what it received."""
 
-    def __init__(self, handler: Handler = default_handler, latency: float = 0.0):
+    def __init__(self, handler: Handler = default_handler, latency: float = 0.0, die_after: int | None = None):
         self.handler = handler
         self.latency = latency
+        self.die_after = die_after  # after this many requests: stop listening, drop every connection
+        self.dead = False
+        self.died_at: float | None = None
         self.requests: list[Recorded] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -168,9 +280,13 @@ class JudgeServer:
                 request = Recorded(method, path, headers, raw, time.monotonic())
                 if method == "GET" and path.endswith("/stats"):
                     reply = Reply(body={"requests": len(self.judge_requests()),
+                                        "rate_limited": getattr(self.handler, "rejected", 0),
                                         "max_in_flight": self.max_in_flight, "cpu_s": time.process_time()})
                 else:
                     self.requests.append(request)
+                    if self.die_after is not None and len(self.judge_requests()) > self.die_after:
+                        self._die()
+                        return
                     self.in_flight += 1
                     self.max_in_flight = max(self.max_in_flight, self.in_flight)
                     try:
@@ -189,9 +305,20 @@ class JudgeServer:
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             return
+        except asyncio.CancelledError:  # the server stops with requests held (hang mode): no noise
+            return
         finally:
             self._writers.discard(writer)
             writer.close()
+
+    def _die(self) -> None:
+        """The provider process is gone: nothing listens and open connections are reset."""
+        if not self.dead:
+            self.dead = True
+            self.died_at = time.time()
+            self._server.close()
+        for writer in list(self._writers):
+            writer.transport.abort()
 
     async def _serve(self, ready: threading.Event) -> None:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
@@ -242,16 +369,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Scripted local Judge server (valid verdicts).")
     parser.add_argument("--latency", type=float, default=0.1, help="seconds before each answer")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--fault", default="none",
+                        help="none | dead | hang | key-echo | dies-after:N | rate:R:HEADER "
+                             f"(HEADER one of {', '.join(str(h) for h in RATE_HEADERS)}, 'none' for no header)")
     args = parser.parse_args(argv)
-    server = JudgeServer(latency=args.latency)
+    handler, die_after = default_handler, None
+    if args.fault == "dead":
+        handler = dead_handler
+    elif args.fault == "hang":
+        handler = hang_handler
+    elif args.fault == "key-echo":
+        handler = key_echo_handler
+    elif args.fault.startswith("dies-after:"):
+        die_after = int(args.fault.split(":", 1)[1])
+    elif args.fault.startswith("rate:"):
+        _, rate, header = args.fault.split(":", 2)
+        handler = RateLimit(int(rate), None if header == "none" else header)
+    elif args.fault != "none":
+        parser.error(f"unknown --fault {args.fault}")
+    server = JudgeServer(handler, latency=args.latency, die_after=die_after)
     server.port = args.port
     server.start()
     print(f"port {server.port}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
-    finally:
+    finally:  # the counts survive a server that stopped listening (dies-after)
+        print(json.dumps({"requests": len(server.judge_requests()), "rate_limited": getattr(handler, "rejected", 0),
+                          "max_in_flight": server.max_in_flight, "died_at": server.died_at}), flush=True)
         server.stop()
     return 0
 

@@ -1,0 +1,384 @@
+"""eval/provider.py against a real local server: breaker, deadline, shared pause, adaptive limit,
+64 KB cap, redaction before the cut, typed errors (SPEC §10). Timings are small, margins generous."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+
+import httpx
+import pytest
+
+from eval.provider import (
+    MAX_REPLY_BYTES,
+    ProviderDown,
+    ProviderFailing,
+    ProviderHealth,
+    ProviderRejected,
+    ReplyTooLarge,
+    redact,
+    retry_after_seconds,
+    send,
+    usage_of,
+)
+from judge_server import (
+    JudgeServer,
+    RateLimit,
+    Reply,
+    dead_handler,
+    default_handler,
+    hang_handler,
+    key_echo_handler,
+    refused_base_url,
+    text_reply,
+)
+
+KEY = "sk-proj-SECRET-0123456789abcdefghij"
+HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+BODY = b'{"model":"gpt-4o","messages":[{"role":"user","content":"<<<CANDIDATE x>>>\\nHi\\n<<<END CANDIDATE x>>>"}]}'
+
+
+def pieces(secret: str, size: int = 12) -> list[str]:
+    return [secret[i:i + size] for i in range(len(secret) - size + 1)]
+
+
+def leaks(text: str, secret: str = KEY) -> bool:
+    return any(piece in text for piece in pieces(secret))
+
+
+# ---------------------------------------------------------------------------------------------
+# Redaction: before the cut, whole keys, pieces of keys, Bearer values
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    f"invalid header 'Bearer {KEY}'",
+    f"Authorization: bearer {KEY[:20]}",                  # a prefix quoted back
+    f"key {KEY[5:25]} is not valid",                      # a piece from the middle
+    f"{'x' * 490}Bearer {KEY}",                           # the key straddles the cut
+    f"{'x' * 495}{KEY}",
+    f'{{"error": {{"message": "Incorrect API key provided: {KEY}"}}}}',
+    f"Bearer%20{KEY}",
+    f"key={KEY}&other=1",
+])
+def test_redaction_removes_every_piece_of_the_key_before_the_cut(text):
+    for limit in (None, 500, 300, 40):
+        redacted = redact(text, (KEY,), limit)
+        assert not leaks(redacted), redacted
+        assert limit is None or len(redacted) <= limit
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("upstream overloaded", "upstream overloaded"),
+    ("Bearer abc.def-ghi failed", "Bearer [redacted] failed"),   # any Bearer value, not only the key
+    ("authorization: bearer xyz", "authorization: bearer [redacted]"),
+    ("sk-proj-SECR is short", "[redacted] is short"),            # 12 characters of the key: a piece
+    ("sk-proj-SEC is short", "sk-proj-SEC is short"),            # 11 characters of the key: no piece
+    (f"{KEY[:12]} quoted", "[redacted] quoted"),
+])
+def test_redaction_table(text, expected):
+    assert redact(text, (KEY,)) == expected
+
+
+def test_redaction_cuts_only_after_redacting():
+    assert redact("a" * 1000, (KEY,), 50) == "a" * 49 + "…"
+    assert redact(KEY * 3, (KEY,), 100) == "[redacted]" * 3
+    assert redact(KEY * 3, (KEY,), 12) == "[redacted]" + "[…"
+    assert redact(f"{KEY[:8]}", (KEY,)) == KEY[:8]  # shorter than a piece: harmless on its own
+
+
+# ---------------------------------------------------------------------------------------------
+# Announced waits
+# ---------------------------------------------------------------------------------------------
+
+NOW = 1_800_000_000.0
+
+
+@pytest.mark.parametrize("headers, seconds", [
+    ({"Retry-After": "3"}, 3.0),
+    ({"retry-after": "0.25"}, 0.25),
+    ({"Retry-After": email.utils.formatdate(NOW + 12, usegmt=True)}, 12.0),
+    ({"retry-after-ms": "1500"}, 1.5),
+    ({"retry-after-ms": "20", "retry-after": "9"}, 0.02),
+    ({"llm_provider-retry-after": "60"}, 60.0),
+    ({"x-ratelimit-reset-requests": "1s"}, 1.0),
+    ({"x-ratelimit-reset-requests": "6m0s"}, 360.0),
+    ({"x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "1m30.5s"}, 90.5),
+    ({"x-ratelimit-reset-tokens": "250ms"}, 0.25),
+    ({"Retry-After": "100000"}, 600.0),                # clamped
+    ({"Retry-After": "-5"}, 0.0),
+])
+def test_every_spelling_of_an_announced_wait_is_read(headers, seconds):
+    assert retry_after_seconds(headers, now=NOW) == pytest.approx(seconds, abs=0.01)
+
+
+@pytest.mark.parametrize("headers", [{}, {"Retry-After": "soon"}, {"x-ratelimit-reset-requests": "later"},
+                                     {"retry-after-ms": "x"}, {"x-ratelimit-remaining-requests": "0"}])
+def test_no_announced_wait_is_none(headers):
+    assert retry_after_seconds(headers, now=NOW) is None
+
+
+@pytest.mark.parametrize("payload, expected", [
+    ({"usage": {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}},
+     {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}),
+    ({"usage": {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}},
+     {"input_tokens": 7, "output_tokens": 2, "total_tokens": 9}),
+    ({"usage": {"prompt_tokens": 7, "completion_tokens": 2}}, {"input_tokens": 7, "output_tokens": 2, "total_tokens": 9}),
+    ({"usage": None}, {}), ({}, {}), ("text", {}),
+    ({"usage": {"prompt_tokens": True, "completion_tokens": "2"}}, {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}),
+])
+def test_usage_is_read_from_both_endpoint_shapes(payload, expected):
+    assert usage_of(payload) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# One request through the health object
+# ---------------------------------------------------------------------------------------------
+
+def health_for(base_url: str, **changes) -> ProviderHealth:
+    settings = dict(max_concurrency=4, deadline_s=3.0, cooldown_s=0.1, cooldown_max_s=0.4, backoff_s=0.01,
+                    backoff_max_s=0.05, startup_deadline_s=1.0, blind_pause_s=0.05)
+    settings.update(changes)
+    return ProviderHealth(httpx.URL(base_url).host, **settings)
+
+
+async def send_many(base_url: str, n: int, health: ProviderHealth, *, timeout: float = 2.0, max_retries: int = 6,
+                    concurrency: int = 4) -> list:
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency)) as client:
+        async def one(_):
+            return await send(client, health, base_url + "/chat/completions", BODY, HEADERS, timeout=timeout,
+                              secrets=(KEY,), max_retries=max_retries)
+        return await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
+
+
+def test_a_good_reply_comes_back_with_its_usage():
+    with JudgeServer() as server:
+        health = health_for(server.base_url)
+        (reply,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert reply.status == 200 and reply.payload["choices"][0]["message"]["content"]
+    assert reply.usage["total_tokens"] == reply.usage["input_tokens"] + reply.usage["output_tokens"] > 0
+    assert health.counters() == {"sent": 1, "in_flight": 0, "retries": 0, "rate_limited": 0, "failures": 0}
+
+
+@pytest.mark.parametrize("failure", [Reply(500, "oops"), Reply(503, {"error": "busy"}), Reply(408, "slow"),
+                                     Reply(200, {"error": {"message": "upstream overloaded"}}),
+                                     Reply(200, {"status": "failed", "output": []}), Reply(drop=True)])
+def test_transient_failures_are_retried(failure):
+    queue = [failure, failure]
+    with JudgeServer(lambda request: queue.pop(0) if queue else default_handler(request)) as server:
+        health = health_for(server.base_url)
+        (reply,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert reply.status == 200 and len(server.requests) == 3
+    assert health.retries == 2 and health.failures == 2
+
+
+def test_a_request_that_keeps_failing_alone_runs_out_of_retries():
+    with JudgeServer(dead_handler) as server:
+        health = health_for(server.base_url, failure_threshold=100)
+        (error,) = asyncio.run(send_many(server.base_url, 1, health, max_retries=2))
+    assert isinstance(error, ProviderFailing) and error.attempts == 3 and "HTTP 500" in str(error)
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("status, exit_status", [(400, 2), (401, 2), (403, 2), (404, 2), (422, 3)])
+def test_a_rejection_is_not_retried_and_carries_the_redacted_message(status, exit_status):
+    with JudgeServer(lambda request: Reply(status, {"error": {"message": f"bad key Bearer {KEY}", "param": "model"}})) as server:
+        health = health_for(server.base_url)
+        (error,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert isinstance(error, ProviderRejected) and error.status == status and error.exit_status == exit_status
+    assert error.param == "model" and "bad key" in error.provider_message
+    assert not leaks(str(error)) and len(server.requests) == 1
+
+
+def test_a_gateway_quoting_the_key_back_leaks_no_piece_of_it():
+    with JudgeServer(key_echo_handler) as server:
+        health = health_for(server.base_url)
+        (error,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert isinstance(error, ProviderRejected) and error.status == 401
+    assert "Authentication Error" in str(error) and not leaks(str(error)) and not leaks(repr(error.args))
+
+
+@pytest.mark.parametrize("size, too_large", [(MAX_REPLY_BYTES - 2000, False), (MAX_REPLY_BYTES + 1, True),
+                                             (50 * 1024 * 1024, True)])
+def test_a_reply_over_64_kb_is_invalid(size, too_large):
+    def handler(request):
+        reply = text_reply(request.path, "x")
+        padding = size - len(str(reply.body).encode()) if not too_large else size
+        reply.body["padding"] = "p" * max(0, padding)
+        return reply
+    with JudgeServer(handler) as server:
+        health = health_for(server.base_url)
+        (outcome,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert isinstance(outcome, ReplyTooLarge) is too_large
+    assert len(server.requests) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The breaker and the deadline
+# ---------------------------------------------------------------------------------------------
+
+def test_a_dead_provider_opens_the_breaker_and_the_run_gives_up_by_the_deadline():
+    with JudgeServer(dead_handler) as server:
+        health = health_for(server.base_url, deadline_s=2.0)
+        started = time.monotonic()
+        outcomes = asyncio.run(send_many(server.base_url, 200, health))
+        elapsed = time.monotonic() - started
+    assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
+    assert len({id(outcome) for outcome in outcomes}) == 1  # one give-up, shared by the run
+    assert "HTTP 500" in outcomes[0].last_cause and outcomes[0].host == "127.0.0.1"
+    assert 0.5 < elapsed < 4.0
+    assert len(server.requests) < 30  # the first wave, then one probe at a time: not 200 x retries
+
+
+def test_a_silent_provider_times_out_into_the_breaker():
+    with JudgeServer(hang_handler) as server:
+        health = health_for(server.base_url, deadline_s=2.0)
+        started = time.monotonic()
+        outcomes = asyncio.run(send_many(server.base_url, 50, health, timeout=0.3))
+        elapsed = time.monotonic() - started
+    assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
+    assert "no complete answer within" in outcomes[0].last_cause
+    assert elapsed < 4.0 and len(server.requests) < 15
+
+
+def test_a_refused_connection_at_the_start_gives_up_fast_naming_the_setting():
+    base_url = refused_base_url()
+    health = health_for(base_url, deadline_s=30.0, startup_deadline_s=1.0)
+    started = time.monotonic()
+    outcomes = asyncio.run(send_many(base_url, 20, health))
+    assert time.monotonic() - started < 3.0
+    assert isinstance(outcomes[0], ProviderDown) and "JUDGE_API_BASE" in outcomes[0].hint
+    assert "ConnectError" in outcomes[0].last_cause
+
+
+def test_the_breaker_closes_when_the_provider_comes_back():
+    state = {"dead_until": time.monotonic() + 0.5}
+
+    def handler(request):
+        return dead_handler(request) if time.monotonic() < state["dead_until"] else default_handler(request)
+    with JudgeServer(handler) as server:
+        health = health_for(server.base_url, deadline_s=5.0)
+        outcomes = asyncio.run(send_many(server.base_url, 40, health))
+    assert all(getattr(outcome, "status", None) == 200 for outcome in outcomes)
+    assert not health.breaker_open and health.failures >= 5
+
+
+def test_probes_run_one_at_a_time_while_the_breaker_is_open():
+    with JudgeServer(dead_handler) as server:
+        health = health_for(server.base_url, deadline_s=1.5, cooldown_s=0.05, cooldown_max_s=0.1)
+        asyncio.run(send_many(server.base_url, 100, health))
+    times = [request.received_at for request in server.requests]
+    after_first_wave = times[8:]  # four in flight, up to four more before the breaker opens
+    assert all(b - a >= 0.04 for a, b in zip(after_first_wave, after_first_wave[1:]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Rate limits: one shared pause, an adaptive limit, never a used-up request
+# ---------------------------------------------------------------------------------------------
+
+def test_a_429_pauses_the_whole_pool_until_the_announced_time():
+    state = {"first_429_at": None}
+
+    def handler(request):
+        if state["first_429_at"] is None:
+            state["first_429_at"] = time.monotonic()
+            return Reply(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "600"})
+        return default_handler(request)
+    with JudgeServer(handler, latency=0.02) as server:
+        health = health_for(server.base_url)
+        outcomes = asyncio.run(send_many(server.base_url, 12, health, concurrency=4))
+    assert all(outcome.status == 200 for outcome in outcomes)
+    first = state["first_429_at"]
+    # the other three requests in flight may arrive together with the first; nothing new starts for 0.6 s
+    later = [request.received_at for request in server.requests[4:]]
+    assert later and min(later) - first >= 0.55
+    assert health.rate_limited == 1
+
+
+def test_429s_never_use_up_a_request():
+    queue = [Reply(429, "slow down", {"retry-after": "0"})] * 8
+    with JudgeServer(lambda request: queue.pop(0) if queue else default_handler(request)) as server:
+        health = health_for(server.base_url)
+        (reply,) = asyncio.run(send_many(server.base_url, 1, health, max_retries=0))
+    assert reply.status == 200 and health.rate_limited == 8 and len(server.requests) == 9
+
+
+def test_an_insufficient_quota_429_is_a_rejection():
+    body = {"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}}
+    with JudgeServer(lambda request: Reply(429, body)) as server:
+        health = health_for(server.base_url)
+        (error,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert isinstance(error, ProviderRejected) and error.status == 429 and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("header", ["retry-after-ms", "x-ratelimit-reset-requests", "llm_provider-retry-after", None])
+def test_a_rate_limit_is_completed_without_giving_up(header):
+    limiter = RateLimit(20, header, window=0.5)
+    with JudgeServer(limiter, latency=0.01) as server:
+        health = health_for(server.base_url, max_concurrency=8)
+        outcomes = asyncio.run(send_many(server.base_url, 60, health, max_retries=0, concurrency=8))
+    assert all(getattr(outcome, "status", None) == 200 for outcome in outcomes)
+    assert health.rate_limited == limiter.rejected > 0 and len(server.requests) == 60 + limiter.rejected <= 60 * 2.5
+
+
+def test_the_limit_halves_on_a_429_and_grows_back_slowly():
+    async def scenario():
+        health = ProviderHealth("h", max_concurrency=16)
+        ticket = await health.acquire()
+        await health.record_rate_limit(ticket, 0.0)
+        after_cut = health.limit
+        for _ in range(8):
+            await health.record_success(await health.acquire())
+        return after_cut, health.limit
+    after_cut, after_growth = asyncio.run(scenario())
+    assert after_cut == 8.0
+    assert 8.0 < after_growth < 10.0  # +1 per round of `limit` successes, not +1 per success
+
+
+def test_one_burst_of_429s_cuts_the_limit_once():
+    async def scenario():
+        health = ProviderHealth("h", max_concurrency=16)
+        tickets = [await health.acquire() for _ in range(6)]
+        for ticket in tickets:
+            await health.record_rate_limit(ticket, 0.0)
+        return health.limit
+    assert asyncio.run(scenario()) == 8.0
+
+
+@pytest.mark.parametrize("setup, expected", [
+    (lambda health, now: None, None),
+    (lambda health, now: setattr(health, "paused_until", now + 11.2), "rate limited, resuming in 12 s"),
+    (lambda health, now: (setattr(health, "breaker_open", True), setattr(health, "next_probe_at", now + 7.5)),
+     "provider not answering, retrying in 8 s"),
+    (lambda health, now: (setattr(health, "breaker_open", True), setattr(health, "probing", True)),
+     "provider not answering, probing"),
+])
+def test_the_state_line_says_why_the_run_waits(setup, expected):
+    now = 1000.0
+    health = ProviderHealth("h", max_concurrency=2, clock=lambda: now)
+    setup(health, now)
+    assert health.state_line() == expected
+
+
+def test_notices_are_sent_when_the_breaker_opens_and_when_the_run_gives_up():
+    lines: list[str] = []
+    with JudgeServer(dead_handler) as server:
+        health = health_for(server.base_url, deadline_s=1.0, notify=lines.append)
+        asyncio.run(send_many(server.base_url, 10, health))
+    assert any(line.startswith("provider not answering") for line in lines)
+    assert any(line.startswith("giving up on 127.0.0.1") for line in lines)
+
+
+def test_a_ticket_cancelled_mid_request_gives_its_slot_back():
+    async def scenario(base_url):
+        health = health_for(base_url, max_concurrency=1)
+        async with httpx.AsyncClient() as client:
+            task = asyncio.ensure_future(send(client, health, base_url + "/chat/completions", BODY, HEADERS,
+                                              timeout=5, secrets=(KEY,)))
+            await asyncio.sleep(0.2)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        return health.in_flight
+    with JudgeServer(hang_handler) as server:
+        assert asyncio.run(scenario(server.base_url)) == 0
+
