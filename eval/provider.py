@@ -368,7 +368,8 @@ class ProviderHealth:
 
     async def record_failure(self, ticket: Ticket, cause: str, *, unreachable: bool = False) -> bool:
         """A transient failure; returns True when it counts against the request's own retries
-        (a failed probe does not: the breaker already accounts for it)."""
+        (every failure does, a failed probe too, so --judge-max-retries still bounds a small run;
+        only 429s never count)."""
         now = self.clock()
         self.in_flight -= 1
         self.failures += 1
@@ -389,7 +390,7 @@ class ProviderHealth:
             self.next_probe_at = now + self.cooldown
             self._say(f"provider not answering ({cause}); retrying in {self.cooldown:g} s")
         await self._wake_all()
-        return not ticket.probe
+        return True
 
     async def record_rate_limit(self, ticket: Ticket, wait_s: float | None) -> None:
         """A 429: the provider is alive; the pool pauses and the concurrency limit halves."""
@@ -521,7 +522,7 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
 
     Transient faults (transport errors, `timeout` seconds without a full answer, 408, 409, 5xx,
     a 200 carrying an error) are retried through `health`; a request's own failures are limited
-    to `max_retries` retries (then `ProviderFailing`), 429s and failed probes are not counted.
+    to `max_retries` retries (then `ProviderFailing`); 429s are not counted.
     Raises `ProviderRejected` for any other 4xx, `ProviderDown` when the run gives up,
     `ReplyTooLarge` for a 2xx body over `max_reply_bytes`. Every message is redacted.
     """

@@ -283,8 +283,10 @@ def test_a_429_pauses_the_whole_pool_until_the_announced_time():
         if state["first_429_at"] is None:
             state["first_429_at"] = time.monotonic()
             return Reply(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "600"})
-        return default_handler(request)
-    with JudgeServer(handler, latency=0.02) as server:
+        reply = default_handler(request)
+        reply.delay = 0.15  # the 429 lands first; these finish inside the pause
+        return reply
+    with JudgeServer(handler) as server:
         health = health_for(server.base_url)
         outcomes = asyncio.run(send_many(server.base_url, 12, health, concurrency=4))
     assert all(outcome.status == 200 for outcome in outcomes)
