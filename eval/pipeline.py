@@ -17,6 +17,7 @@ from eval.data import LoadedData, load_data
 from eval.errors import ConfigError
 from eval.failures import failures_markdown_text
 from eval.known_data import data_reasons, identify, signature_part
+from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
@@ -116,24 +117,26 @@ def run_evaluation(config: RunConfig) -> int:
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
     predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids)
 
-    # From here on the output directory changes: no earlier result may pass for this run's.
-    remove_previous_results(config.output_dir)
-    verdicts, judge_block = None, None
-    if config.judge is not None:
-        from eval import judge_client
+    # One run at a time per output directory; from here on the directory changes, and no earlier
+    # result may pass for this run's.
+    with hold_lock(config.output_dir, "output directory", is_dir=True):
+        remove_previous_results(config.output_dir)
+        verdicts, judge_block = None, None
+        if config.judge is not None:
+            from eval import judge_client
 
-        verdicts, judge_block = judge_client.run_judge_prompts(
-            bench.judge_requests(rows, predictions), config.judge, config.cache_path, bench.prompt_versions,
-            progress=not config.quiet)
-    scores = bench.score_rows(rows, predictions, verdicts, config)
-    summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
-                            extra_reasons)
-    write_results(config.output_dir, {
-        "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-        "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
-        "report.html": render_report_html(summary, scores),
-        "summary.json": json_text(summary),
-    })
+            verdicts, judge_block = judge_client.run_judge_prompts(
+                bench.judge_requests(rows, predictions), config.judge, config.cache_path, bench.prompt_versions,
+                progress=not config.quiet)
+        scores = bench.score_rows(rows, predictions, verdicts, config)
+        summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
+                                extra_reasons)
+        write_results(config.output_dir, {
+            "scores.jsonl": "".join(jsonl_line(score) for score in scores),
+            "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
+            "report.html": render_report_html(summary, scores),
+            "summary.json": json_text(summary),
+        })
     if not config.quiet:
         print(bench.console_table(summary))
         print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")

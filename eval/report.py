@@ -44,6 +44,19 @@ def run_lines(summary: dict, unit: str) -> list[str]:
     return ([f"**{notice}**", ""] if notice else []) + lines
 
 
+def judge_lines(judge: dict | None) -> list[str]:
+    """The Judge bullet of a report: who judged, what it cost (tokens per prompt kind)."""
+    if not judge:
+        return ["- Judge: skipped"]
+    lines = [f"- Judge: {judge['model']} ({judge['endpoint_kind']}) at {judge['host']}; "
+             f"{judge['calls']} calls, {judge['cache_hits']} cache hits"]
+    for kind, usage in (judge.get("usage") or {}).items():
+        lines.append(f"  - {kind} prompt: {usage.get('replies', 0)} replies, {usage.get('input_tokens', 0):,} input + "
+                     f"{usage.get('output_tokens', 0):,} output = {usage.get('total_tokens', 0):,} tokens "
+                     "(cache hits not counted)")
+    return lines
+
+
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
     out = [f"warning: {warning}" for warning in (summary.get("system") or {}).get("warnings") or []]
@@ -55,12 +68,7 @@ def console_footer(summary: dict) -> list[str]:
 def report_markdown(summary: dict) -> str:
     """report.md: headline numbers, the run's status and signature, and the breakdown tables."""
     lines = ["# InstTrans-Bench evaluation report", ""] + run_lines(summary, "instances")
-    judge = summary.get("judge")
-    if judge:
-        lines.append(f"- Judge: {judge['model']} ({judge['endpoint_kind']}) at {judge['host']}; "
-                     f"{judge['calls']} calls, {judge['cache_hits']} cache hits")
-    else:
-        lines.append("- Judge: skipped")
+    lines += judge_lines(summary.get("judge"))
     lines.append("")
     lines += ["| metric | value [95% CI] |", "|---|---|"]
     for name in ("if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict"):

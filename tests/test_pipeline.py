@@ -351,7 +351,7 @@ def test_a_write_failure_leaves_no_result_file(tmp_path, monkeypatch, capsys):
     status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds), "--output-dir",
                                               str(out), "--skip-judge", "--quiet"])
     assert status == 2 and "No space left" in capsys.readouterr().err
-    assert sorted(path.name for path in out.iterdir()) == []
+    assert sorted(path.name for path in out.iterdir()) == [".lock"]  # the emptied lock file, no result
 
 
 def test_case_ids_score_exactly_the_listed_instances_and_say_so(tmp_path):
@@ -397,3 +397,18 @@ def test_more_than_half_missing_is_said_in_one_prominent_line(tmp_path, capsys):
     preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": cid, "prediction": "x"} for cid in ("r1", "r2")])
     assert evaluate.main(["--data", str(data), "--predictions", str(preds), "--output-dir", str(out), "--skip-judge"]) == 0
     assert "WARNING" not in capsys.readouterr().out and "WARNING" not in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_second_run_on_a_held_output_directory_is_refused_and_changes_nothing(tmp_path, capsys):
+    from eval.locking import hold_lock
+
+    status, out = run(tmp_path, [{"case_id": "r1", "prediction": "Hello, world"}])
+    assert status == 0
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.name != ".lock"}
+    with hold_lock(out, "output directory", is_dir=True):
+        status = evaluate.run_cli(evaluate.main, ["--data", str(tmp_path / "data.jsonl"), "--predictions",
+                                                  str(tmp_path / "preds.jsonl"), "--output-dir", str(out),
+                                                  "--skip-judge", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "is in use by pid" in err and f"pid {__import__('os').getpid()}" in err
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.name != ".lock"} == before

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.report import console_footer, headline_cell, missing_notice, run_lines
+from eval.report import console_footer, headline_cell, judge_lines, missing_notice, run_lines
 
 TABLE_COLUMNS = ("n", "mean_abs_dev", "pm1", "dev_le_5", "dev_le_10", "dev_le_20", "syllable_reward", "quality",
                  "score", "slope", "q_gap_short", "q_gap_long")
@@ -25,7 +25,7 @@ def _table(title: str, groups: dict[str, dict]) -> list[str]:
 
 
 def report_markdown(summary: dict) -> str:
-    lines = ["# Sandglass-Bench evaluation report", ""] + run_lines(summary, "items")
+    lines = ["# Sandglass-Bench evaluation report", ""] + run_lines(summary, "items") + judge_lines(summary.get("judge"))
     lines += ["", "| metric | value [95% CI] |", "|---|---|"]
     for name in ("score", "syllable_reward", "quality", "mean_abs_dev"):
         lines.append(f"| {name} | {headline_cell(summary[name])} |")
