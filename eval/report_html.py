@@ -170,12 +170,15 @@ def _head(summary: dict, title: str) -> list[str]:
     judge_line = (f"{_e(judge['model'])} ({_e(judge['endpoint_kind'])}) at {_e(judge['host'])}; "
                   f"{_e(judge.get('calls'))} calls, {_e(judge.get('cache_hits'))} cache hits" if judge else "skipped")
     system = summary.get("system") or {}
+    known_as = data.get("known_as") or "not a known data set"
+    if data.get("warnings"):
+        known_as += f", {len(data['warnings'])} data warnings"
     parts = [f"<h1>{_e(title)}</h1>",
              f'<div class="status {"formal" if formal else "informal"}">{_e(status)}</div>',
              f'<p>Signature: <code class="signature">{_e(summary["signature"])}</code></p>',
              '<ul class="meta">',
              f"<li>Data: {_e(data['source'])} ({_e(data['n_instances'])} instances, sha256 "
-             f"<code>{_e(data['sha256'][:12])}</code>, manifest match: {_e(data.get('manifest_match'))})</li>",
+             f"<code>{_e(data['sha256'][:12])}</code>, known as: {_e(known_as)})</li>",
              f"<li>Predictions: {_e(predictions['path'])} ({_e(predictions['rows'])} lines, "
              f"{_e(predictions['missing'])} missing)</li>",
              f"<li>Judge: {judge_line}</li>"]

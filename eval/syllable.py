@@ -111,7 +111,10 @@ def _tokens(text: str):
         yield match.lastgroup, match.group(), match.start(), match.end()
 
 
+@lru_cache(maxsize=1 << 16)
 def _count_text(text: str, lang: str) -> int:
+    """Pure in (text, lang), so cached: a line counted by the original and the strict
+    syllable_order rules, or by a rerun of the same text, is counted once."""
     text = _normalise(text)
     if lang == "ja":
         return _count_japanese_line(text)
