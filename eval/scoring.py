@@ -52,4 +52,6 @@ def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,
         "soft_mean": soft_mean,
         "if_score": if_score,
         "quality": quality,
+        # where the quality score came from: the cache key of its request and the Judge's raw reply
+        "quality_detail": (judge.replies.get("quality") or None) if judge is not None and not missing else None,
     }

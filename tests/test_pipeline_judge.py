@@ -170,7 +170,7 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
 
 
 SCORE_ROW_KEYS = {"case_id", "source_lang", "target_lang", "scenario", "domain", "constraint_ids", "status",
-                  "constraints", "hard_pass", "soft_mean", "if_score", "quality"}
+                  "constraints", "hard_pass", "soft_mean", "if_score", "quality", "quality_detail"}
 SUMMARY_KEYS = {"harness_version", "benchmark", "formal", "non_formal_reasons", "data", "predictions", "rule_set", "judge",
                 "system", "signature", "if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict", "by_constraint", "by_scenario", "by_domain",
                 "by_language_pair", "by_target_lang", "by_constraint_count"}
@@ -198,6 +198,13 @@ def test_the_bundled_data_with_the_judge_on_is_a_formal_run_with_the_spec_output
     assert summary["by_constraint"]["style_consistency"]["mean"] is not None
     rows = read_scores(out)
     assert len(rows) == summary["data"]["n_instances"] and all(set(row) == SCORE_ROW_KEYS for row in rows.values())
+    # every Judge score can be traced to its request: the cache key and the raw reply
+    judged = [row for row in rows.values() if row["status"] == "ok"]
+    assert judged and all(set(row["quality_detail"]) == {"cache_key", "reply"} for row in judged)
+    assert all(row["quality_detail"] is None for row in rows.values() if row["status"] == "missing")
+    soft = [entry for row in judged for entry in row["constraints"] if entry["kind"] == "soft"]
+    assert soft and all({"cache_key", "reply"} <= set(entry["detail"]) for entry in soft)
+    assert all(json.loads(row["quality_detail"]["reply"]) == {"quality": row["quality"]} for row in judged)
     entry_keys = {frozenset(entry) for row in rows.values() for entry in row["constraints"]}
     assert entry_keys <= {frozenset({"index", "id", "kind", "passed", "detail"}),
                           frozenset({"index", "id", "kind", "score", "detail"})}

@@ -56,7 +56,10 @@ def test_soft_mean_and_if_score(name, ids, soft, hard_pass, soft_mean, if_score)
 
 def test_the_full_row_of_a_judged_instance():
     row = row_with(["social_preserve", "style_consistency", "coref_resolution"], style={"formality": "formal"})
-    scored = score_instance(row, "Hello #tag#", judge(1.0, style_consistency=0.5, coref_resolution=1.0))
+    replies = {"quality": {"cache_key": "kq", "reply": '{"quality": 1}'},
+               "soft": {"cache_key": "ks", "reply": '{"scores": {"style_consistency": 0.5, "coref_resolution": 1}}'}}
+    result = JudgeResult(quality=1.0, soft={"style_consistency": 0.5, "coref_resolution": 1.0}, replies=replies)
+    scored = score_instance(row, "Hello #tag#", result)
     assert scored == {
         "case_id": "c1", "source_lang": "zh", "target_lang": "en", "scenario": "novel", "domain": "小说",
         "constraint_ids": ["social_preserve", "style_consistency", "coref_resolution"],
@@ -65,11 +68,12 @@ def test_the_full_row_of_a_judged_instance():
             {"index": 1, "id": "social_preserve", "kind": "hard", "passed": True,
              "detail": {"elements": ["#tag#"], "missing": []}},
             {"index": 2, "id": "style_consistency", "kind": "soft", "score": 0.5,
-             "detail": {"judge": "soft-constraint verdict"}},
+             "detail": {"judge": "soft-constraint verdict", **replies["soft"]}},
             {"index": 3, "id": "coref_resolution", "kind": "soft", "score": 1.0,
-             "detail": {"judge": "soft-constraint verdict"}},
+             "detail": {"judge": "soft-constraint verdict", **replies["soft"]}},
         ],
         "hard_pass": True, "soft_mean": 0.75, "if_score": 0.75, "quality": 1.0,
+        "quality_detail": replies["quality"],
     }
     assert scored["constraint_ids"] is not row["constraint_ids"]  # a copy: the row is never shared
 
