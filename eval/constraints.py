@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Callable
 
 from eval.strict_rules import strict_rule_table
+from eval.rule_parts import capped, syllable_concordance
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -45,12 +46,6 @@ def constraint_line_for(row: dict, constraint_id: str) -> str:
 HardRule = Callable[[str, dict], RuleVerdict]
 
 
-_DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items (with a count beside)
-
-
-def _capped(items) -> list:
-    """The first few items of a detail list, so scores.jsonl stays compact."""
-    return list(items)[:_DETAIL_LIST_LIMIT]
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -181,10 +176,10 @@ def _check_json_part(prediction: str, source_value) -> dict:
     extra = sorted(prediction_paths - source_paths)
     detail: dict = {"passed": not missing and not extra, "key_paths": len(source_paths)}
     if missing:
-        detail["missing_paths"] = _capped(missing)
+        detail["missing_paths"] = capped(missing)
         detail["n_missing"] = len(missing)
     if extra:
-        detail["extra_paths"] = _capped(extra)
+        detail["extra_paths"] = capped(extra)
         detail["n_extra"] = len(extra)
     return detail
 
@@ -220,9 +215,9 @@ def _check_html_part(prediction: str, row: dict) -> dict:
         missing = Counter(source_tags) - Counter(prediction_tags)
         extra = Counter(prediction_tags) - Counter(source_tags)
         if missing:
-            detail["missing_tags"] = _capped(_short(tag) for tag in missing.elements())
+            detail["missing_tags"] = capped(_short(tag) for tag in missing.elements())
         if extra:
-            detail["extra_tags"] = _capped(_short(tag) for tag in extra.elements())
+            detail["extra_tags"] = capped(_short(tag) for tag in extra.elements())
     if row.get("source_lang") == "zh" and row.get("target_lang") not in ("ja", "zh"):
         source_visible = without_tags(row["source_text"])
         prediction_visible = without_tags(prediction)
@@ -254,12 +249,12 @@ def _check_placeholder_part(prediction: str, source_text: str) -> dict:
         wanted = sorted(set(pattern.findall(source_text)))
         if not wanted:
             continue
-        detail["source"][kind] = _capped(wanted)
+        detail["source"][kind] = capped(wanted)
         found = set(pattern.findall(prediction))
         missing.extend(token for token in wanted if token not in found)
     if missing:
         detail["passed"] = False
-        detail["missing"] = _capped(missing)
+        detail["missing"] = capped(missing)
     return detail
 
 
@@ -284,8 +279,6 @@ def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
 
 
 # --- syllable_order (SPEC §7.2) --------------------------------------------------------------
-
-SYLLABLE_CONCORDANCE_MIN = 0.9
 
 
 def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
@@ -314,32 +307,7 @@ def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
                                                 f"{_JSON_TYPE_NAMES.get(type(line), 'value')}, not a string",
                                        "line": number})
         lines.append(line)
-
-    from eval.syllable import count_syllables
-
-    lang = row["target_lang"]
-    counts = [count_syllables(line, lang) for line in lines]
-    detail: dict = {"counts": counts, "durations": list(durations)}
-    if len(lines) < 2:
-        return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
-    comparable = 0
-    inverted: list[list[int]] = []
-    for i in range(len(lines)):
-        for j in range(i + 1, len(lines)):
-            if durations[i] == durations[j]:
-                continue
-            comparable += 1
-            if counts[i] != counts[j] and (counts[i] < counts[j]) != (durations[i] < durations[j]):
-                inverted.append([i + 1, j + 1])
-    detail["comparable"] = comparable
-    detail["inversions"] = len(inverted)
-    if not comparable:
-        return RuleVerdict(True, {**detail, "note": "no comparable pair"})
-    concordance = 1 - len(inverted) / comparable
-    detail["concordance"] = round(concordance, 4)
-    if inverted:
-        detail["inverted_pairs"] = _capped(inverted)
-    return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+    return syllable_concordance(lines, durations, row["target_lang"])
 
 
 # --- term_compliance (SPEC §7.3) -------------------------------------------------------------

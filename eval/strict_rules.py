@@ -20,13 +20,9 @@ from collections import Counter
 from functools import lru_cache, partial
 from typing import Callable
 
+from eval.rule_parts import capped, syllable_concordance
 from eval.types import RuleVerdict
 
-_DETAIL_LIST_LIMIT = 10
-
-
-def _capped(items) -> list:
-    return list(items)[:_DETAIL_LIST_LIMIT]
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -133,9 +129,9 @@ def check_html_part(source: str, prediction: str) -> dict | None:
         missing = Counter(map(_tag_text, source_tags)) - Counter(map(_tag_text, prediction_tags))
         extra = Counter(map(_tag_text, prediction_tags)) - Counter(map(_tag_text, source_tags))
         if missing:
-            detail["missing_tags"] = _capped(missing.elements())
+            detail["missing_tags"] = capped(missing.elements())
         if extra:
-            detail["extra_tags"] = _capped(extra.elements())
+            detail["extra_tags"] = capped(extra.elements())
         return detail
     attribute_problems = []
     for index, ((_, name, source_attrs), (_, _, prediction_attrs)) in enumerate(zip(source_tags, prediction_tags)):
@@ -155,7 +151,7 @@ def check_html_part(source: str, prediction: str) -> dict | None:
                                            "prediction": _short(prediction_attrs[attribute])})
     if attribute_problems:
         detail["passed"] = False
-        detail["attributes"] = _capped(attribute_problems)
+        detail["attributes"] = capped(attribute_problems)
         detail["n_attribute_problems"] = len(attribute_problems)
     return detail
 
@@ -294,16 +290,16 @@ def check_markdown_part(source: str, prediction: str) -> dict | None:
         lost = Counter(source_blocks) - Counter(prediction_blocks)
         added = Counter(prediction_blocks) - Counter(source_blocks)
         if lost:
-            detail["lost_blocks"] = _capped(_block_label(block) for block in lost.elements())
+            detail["lost_blocks"] = capped(_block_label(block) for block in lost.elements())
         if added:
-            detail["extra_blocks"] = _capped(_block_label(block) for block in added.elements())
+            detail["extra_blocks"] = capped(_block_label(block) for block in added.elements())
         if not lost and not added:
             detail["blocks_reordered"] = True
         source_items, prediction_items = source_structure["item_texts"], prediction_structure["item_texts"]
         if len(prediction_items) < len(source_items):
             # Items are translated, so the lost ones are named by their source text: the items past
             # the prediction's last one (a translation keeps the order).
-            detail["lost_list_items"] = _capped(source_items[len(prediction_items):])
+            detail["lost_list_items"] = capped(source_items[len(prediction_items):])
     for key in ("code_spans", "links", "images"):
         if source_structure[key] == prediction_structure[key]:
             continue
@@ -311,8 +307,8 @@ def check_markdown_part(source: str, prediction: str) -> dict | None:
         added = prediction_structure[key] - source_structure[key]
         if lost or added:
             detail["passed"] = False
-            detail[key] = {"lost": _capped(_short(item) for item in lost.elements()),
-                           "extra": _capped(_short(item) for item in added.elements())}
+            detail[key] = {"lost": capped(_short(item) for item in lost.elements()),
+                           "extra": capped(_short(item) for item in added.elements())}
     for key in ("strong", "emphasis"):
         if source_structure[key] != prediction_structure[key]:
             detail["passed"] = False
@@ -367,14 +363,14 @@ def _multiset_part(source_items: Counter, prediction: str, extract: Callable[[st
         return None
     prediction_items = extract(prediction)
     if prediction_items == source_items:
-        return {"passed": True, "source": _capped(sorted(source_items.elements()))}
+        return {"passed": True, "source": capped(sorted(source_items.elements()))}
     missing = source_items - prediction_items
     extra = prediction_items - source_items
-    detail: dict = {"passed": not missing and not extra, "source": _capped(sorted(source_items.elements()))}
+    detail: dict = {"passed": not missing and not extra, "source": capped(sorted(source_items.elements()))}
     if missing:
-        detail["missing"] = _capped(sorted(missing.elements()))
+        detail["missing"] = capped(sorted(missing.elements()))
     if extra:
-        detail["extra"] = _capped(sorted(extra.elements()))
+        detail["extra"] = capped(sorted(extra.elements()))
     return detail
 
 
@@ -427,8 +423,8 @@ def compare_json_structure(source_value, prediction_value) -> tuple[list[dict], 
             missing = [key for key in source_node if key not in prediction_node]
             extra = [key for key in prediction_node if key not in source_node]
             if missing or extra:
-                differences.append({"path": where, "problem": "keys", "missing": _capped(missing),
-                                    "extra": _capped(extra)})
+                differences.append({"path": where, "problem": "keys", "missing": capped(missing),
+                                    "extra": capped(extra)})
             stack.extend((_json_path(path, key), source_node[key], prediction_node[key])
                          for key in reversed(list(source_node)) if key in prediction_node)
         elif source_type == "array":
@@ -455,7 +451,7 @@ def _check_json_part(prediction: str, source_value) -> dict:
     differences, compared = compare_json_structure(source_value, value)
     detail: dict = {"passed": not differences, "values_compared": compared}
     if differences:
-        detail["differences"] = _capped(differences)
+        detail["differences"] = capped(differences)
         detail["n_differences"] = len(differences)
     return detail
 
@@ -537,14 +533,14 @@ def check_social_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
     same patterns, at least as often as in the source. A source without elements passes."""
     source_elements = social_elements_in(row["source_text"])
     text = normalise(prediction)
-    listed = _capped(sorted(source_elements))
+    listed = capped(sorted(source_elements))
     if not text:
         return RuleVerdict(False, {"elements": listed, "missing": listed, **_EMPTY_AFTER_NORMALISATION})
     prediction_elements = social_elements_in(text)
     short = source_elements - prediction_elements
     missing = [{"element": element, "source": source_elements[element], "prediction": prediction_elements[element]}
                for element in sorted(short)]
-    detail: dict = {"elements": listed, "n_elements": sum(source_elements.values()), "missing": _capped(missing)}
+    detail: dict = {"elements": listed, "n_elements": sum(source_elements.values()), "missing": capped(missing)}
     if not source_elements:
         detail["note"] = "no social element in the source text"
     return RuleVerdict(not missing, detail)
@@ -590,15 +586,13 @@ def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
         if problem["problem"] not in failed:
             failed.append(problem["problem"])
     if problems:
-        detail["lines"] = _capped(problems)
+        detail["lines"] = capped(problems)
         detail["n_line_problems"] = len(problems)
     detail["failed"] = failed
     return RuleVerdict(not failed, detail)
 
 
 # --- syllable_order (SPEC §7b, counts by §8) -------------------------------------------------------
-
-SYLLABLE_CONCORDANCE_MIN = 0.9
 
 
 def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
@@ -614,7 +608,7 @@ def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
         extra = [key for key in value if key not in source_value]
         if missing or extra:
             return None, {"error": "the prediction's keys differ from the source's",
-                          "missing_keys": _capped(missing), "extra_keys": _capped(extra)}
+                          "missing_keys": capped(missing), "extra_keys": capped(extra)}
         lines = [value[key] for key in source_value]
         for key, line in zip(source_value, lines):
             if not isinstance(line, str):
@@ -638,30 +632,7 @@ def check_syllable_order_strict(prediction: str, row: dict) -> RuleVerdict:
     if len(lines) != len(durations):
         return RuleVerdict(False, {"error": f"{len(lines)} lines for {len(durations)} durations",
                                    "lines": len(lines), "durations": len(durations)})
-
-    from eval.syllable import count_syllables
-
-    counts = [count_syllables(line, row["target_lang"]) for line in lines]
-    detail: dict = {"counts": counts, "durations": list(durations)}
-    if len(lines) < 2:
-        return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
-    comparable, inverted = 0, []
-    for i in range(len(lines)):
-        for j in range(i + 1, len(lines)):
-            if durations[i] == durations[j]:
-                continue
-            comparable += 1
-            if counts[i] != counts[j] and (counts[i] < counts[j]) != (durations[i] < durations[j]):
-                inverted.append([i + 1, j + 1])
-    detail["comparable"] = comparable
-    detail["inversions"] = len(inverted)
-    if not comparable:
-        return RuleVerdict(True, {**detail, "note": "no comparable pair"})
-    concordance = 1 - len(inverted) / comparable
-    detail["concordance"] = round(concordance, 4)
-    if inverted:
-        detail["inverted_pairs"] = _capped(inverted)
-    return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+    return syllable_concordance(lines, durations, row["target_lang"])
 
 
 def strict_rule_table(glossary_terms: Callable[[dict], list[str]]) -> dict[str, Callable[[str, dict], RuleVerdict]]:
