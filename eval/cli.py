@@ -112,33 +112,18 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
 
 def judge_settings_from_args(args: argparse.Namespace, default_model: str):
     """JudgeSettings from the flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work."""
-    import httpx  # heavy: only the Judge path needs it
-
     from eval.judge_client import JudgeSettings
+    from eval.provider import check_api_endpoint
 
     model = default_model if args.judge_model is None else args.judge_model
     api_base = os.environ.get("JUDGE_API_BASE", "").strip()
     api_key = os.environ.get("JUDGE_API_KEY", "").strip()
-    for name, value in (("JUDGE_API_BASE", api_base), ("JUDGE_API_KEY", api_key)):
-        if not value:
-            raise ConfigError(f"{name} is not set",
-                              hint="export JUDGE_API_BASE=https://HOST/v1 and JUDGE_API_KEY=..., "
-                                   "or pass --skip-judge for a hard-rules-only run")
-    try:
-        url = httpx.URL(api_base)
-    except (httpx.InvalidURL, TypeError):
-        url = None
-    if url is None or url.scheme not in ("http", "https") or not url.host:
-        raise ConfigError("JUDGE_API_BASE is not an http(s) URL",
-                          hint="e.g. https://api.example.com/v1 or http://127.0.0.1:8000/v1")
-    if url.userinfo:
-        raise ConfigError("JUDGE_API_BASE must not carry credentials", hint="put the key in JUDGE_API_KEY")
-    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
-        raise ConfigError("JUDGE_API_BASE names an endpoint, not the API base",
-                          hint="give the base only (e.g. https://host/v1); the endpoint follows from --judge-model")
-    if not (api_key.isascii() and api_key.isprintable()):
-        raise ConfigError("JUDGE_API_KEY holds characters that cannot be sent in an HTTP header",
-                          hint="copy the key again: it must be printable ASCII")
+    check_api_endpoint("JUDGE_API_BASE", "JUDGE_API_KEY", api_base, api_key,
+                       missing_hint="export JUDGE_API_BASE=https://HOST/v1 and JUDGE_API_KEY=..., "
+                                    "or pass --skip-judge for a hard-rules-only run",
+                       example="e.g. https://api.example.com/v1 or http://127.0.0.1:8000/v1",
+                       endpoint_hint="give the base only (e.g. https://host/v1); the endpoint follows from "
+                                     "--judge-model")
     checks = ((args.judge_concurrency >= 1, "--judge-concurrency must be at least 1"),
               (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
               (args.judge_timeout > 0, "--judge-timeout must be positive"),

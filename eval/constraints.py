@@ -8,7 +8,6 @@ companion rule set stands beside them in `RULE_SETS` without touching them.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from eval.strict_rules import strict_rule_table
-from eval.rule_parts import capped, syllable_concordance
+from eval.rule_parts import capped, json_type, parse_json, syllable_concordance
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -46,25 +45,9 @@ def constraint_line_for(row: dict, constraint_id: str) -> str:
 HardRule = Callable[[str, dict], RuleVerdict]
 
 
-
-
 def _short(text: str, limit: int = 40) -> str:
     """A snippet for a detail: enough to recognise a tag or a prefix, never a full text."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _parse_json(text: str):
-    """(value, None) when `text` parses as JSON, else (None, a one-line reason)."""
-    try:
-        return json.loads(text), None
-    except json.JSONDecodeError as error:
-        return None, f"{error.msg} at line {error.lineno} column {error.colno}"
-    except (ValueError, RecursionError) as error:
-        return None, type(error).__name__
-
-
-_JSON_TYPE_NAMES = {bool: "boolean", int: "number", float: "number", str: "string",
-                    list: "array", dict: "object", type(None): "null"}
 
 
 # --- format_preserve (SPEC §7.1) -------------------------------------------------------------
@@ -162,12 +145,12 @@ def _source_json(source_text: str):
     stripped = source_text.strip()
     if not stripped.startswith(("{", "[")):
         return None
-    value, error = _parse_json(stripped)
+    value, error = parse_json(stripped)
     return None if error else (value,)
 
 
 def _check_json_part(prediction: str, source_value) -> dict:
-    value, error = _parse_json(prediction.strip())
+    value, error = parse_json(prediction.strip())
     if error:
         return {"passed": False, "error": f"prediction is not JSON: {error}",
                 "prediction_starts": _short(prediction.strip(), 20)}
@@ -290,12 +273,12 @@ def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
     durations = row.get("duration_s") or []
     if not durations:
         return RuleVerdict(True, {"note": "no durations"})
-    value, error = _parse_json(prediction)
+    value, error = parse_json(prediction)
     if error:
         return RuleVerdict(False, {"error": f"prediction is not JSON: {error}",
                                    "prediction_starts": _short(prediction.strip(), 20)})
     if not isinstance(value, dict):
-        return RuleVerdict(False, {"error": f"prediction is a JSON {_JSON_TYPE_NAMES.get(type(value), 'value')}, "
+        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, "
                                             "not an object"})
     lines: list[str] = []
     for number in range(1, len(durations) + 1):
@@ -304,7 +287,7 @@ def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
             line = ""
         elif not isinstance(line, str):
             return RuleVerdict(False, {"error": f'line "{number}" is a JSON '
-                                                f"{_JSON_TYPE_NAMES.get(type(line), 'value')}, not a string",
+                                                f"{json_type(line)}, not a string",
                                        "line": number})
         lines.append(line)
     return syllable_concordance(lines, durations, row["target_lang"])

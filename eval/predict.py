@@ -92,7 +92,7 @@ def build_settings(*, model: str, api_base: str, api_key: str, endpoint: str = "
                    concurrency: int = DEFAULT_CONCURRENCY, timeout: float = DEFAULT_TIMEOUT_S,
                    deadline_s: float = DEFAULT_DEADLINE_S) -> PredictSettings:
     """Check every setting before anything is read or sent (SPEC §13); ConfigError names the flag."""
-    import httpx  # heavy: only the predict path needs it
+    from eval.provider import check_api_endpoint
 
     model = (model or "").strip()
     checks = ((bool(model), "--model must not be empty"),
@@ -108,25 +108,12 @@ def build_settings(*, model: str, api_base: str, api_key: str, endpoint: str = "
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)
-    for name, value in (("MODEL_API_BASE", api_base), ("MODEL_API_KEY", api_key)):
-        if not value:
-            raise ConfigError(f"{name} is not set",
-                              hint="export MODEL_API_BASE=http://HOST:PORT/v1 and MODEL_API_KEY=... "
-                                   "(any non-empty value for a local server without keys)")
-    try:
-        url = httpx.URL(api_base)
-    except (httpx.InvalidURL, TypeError):
-        url = None
-    if url is None or url.scheme not in ("http", "https") or not url.host:
-        raise ConfigError("MODEL_API_BASE is not an http(s) URL", hint="e.g. http://127.0.0.1:8000/v1")
-    if url.userinfo:
-        raise ConfigError("MODEL_API_BASE must not carry credentials", hint="put the key in MODEL_API_KEY")
-    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
-        raise ConfigError("MODEL_API_BASE names an endpoint, not the API base",
-                          hint="give the base only (e.g. http://127.0.0.1:8000/v1); --endpoint picks the endpoint")
-    if not (api_key.isascii() and api_key.isprintable()):
-        raise ConfigError("MODEL_API_KEY holds characters that cannot be sent in an HTTP header",
-                          hint="copy the key again: it must be printable ASCII")
+    check_api_endpoint("MODEL_API_BASE", "MODEL_API_KEY", api_base, api_key,
+                       missing_hint="export MODEL_API_BASE=http://HOST:PORT/v1 and MODEL_API_KEY=... "
+                                    "(any non-empty value for a local server without keys)",
+                       example="e.g. http://127.0.0.1:8000/v1",
+                       endpoint_hint="give the base only (e.g. http://127.0.0.1:8000/v1); --endpoint picks the "
+                                     "endpoint")
     kind = endpoint_kind_for(model, endpoint)
     params = request_params(kind, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                             reasoning_effort=reasoning_effort)

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from eval.errors import HarnessError, JudgeError
+from eval.errors import ConfigError, HarnessError, JudgeError
 
 if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
     import httpx
@@ -86,6 +86,31 @@ class ReplyTooLarge(JudgeError):
 # ---------------------------------------------------------------------------------------------
 
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20|\+)[^\s\"'<>,;\\]+")
+
+
+def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api_key: str, *,
+                       missing_hint: str, example: str, endpoint_hint: str) -> None:
+    """One OpenAI-compatible endpoint's settings, checked before any work (SPEC §10, §13): both set,
+    the base an http(s) URL without credentials and without an endpoint path, the key sendable in
+    a header. Shared by the Judge (JUDGE_*) and predict.py (MODEL_*); messages never hold the key."""
+    import httpx  # heavy: only the paths that talk to a provider need it
+
+    for name, value in ((base_variable, api_base), (key_variable, api_key)):
+        if not value:
+            raise ConfigError(f"{name} is not set", hint=missing_hint)
+    try:
+        url = httpx.URL(api_base)
+    except (httpx.InvalidURL, TypeError):
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(f"{base_variable} is not an http(s) URL", hint=example)
+    if url.userinfo:
+        raise ConfigError(f"{base_variable} must not carry credentials", hint=f"put the key in {key_variable}")
+    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
+        raise ConfigError(f"{base_variable} names an endpoint, not the API base", hint=endpoint_hint)
+    if not (api_key.isascii() and api_key.isprintable()):
+        raise ConfigError(f"{key_variable} holds characters that cannot be sent in an HTTP header",
+                          hint="copy the key again: it must be printable ASCII")
 
 
 def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:

@@ -1,12 +1,34 @@
-"""What both hard-rule sets share (SPEC §7, §7b): the cap on detail lists and the syllable
-concordance that decides syllable_order once the lines are read."""
+"""What both hard-rule sets share (SPEC §7, §7b): reading a JSON text with a one-line reason, the
+cap on detail lists, and the syllable concordance that decides syllable_order once the lines are
+read."""
 
 from __future__ import annotations
+
+import json
 
 from eval.types import RuleVerdict
 
 DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items
 SYLLABLE_CONCORDANCE_MIN = 0.9
+
+
+def parse_json(text: str):
+    """(value, None) when `text` parses as JSON, else (None, a one-line reason)."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as error:
+        return None, f"{error.msg} at line {error.lineno} column {error.colno}"
+    except (ValueError, RecursionError) as error:
+        return None, type(error).__name__
+
+
+def json_type(value) -> str:
+    """The JSON name of a parsed value's type, for a detail ("a JSON array, not an object")."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object", type(None): "null"}.get(type(value), "value")
 
 
 def capped(items) -> list:

@@ -13,14 +13,13 @@ in its glossary reader, so this module never imports it.
 from __future__ import annotations
 
 import html
-import json
 import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache, partial
 from typing import Callable
 
-from eval.rule_parts import capped, syllable_concordance
+from eval.rule_parts import capped, json_type, parse_json, syllable_concordance
 from eval.types import RuleVerdict
 
 
@@ -47,24 +46,6 @@ def normalise(text: str) -> str:
 
 def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
-
-
-def _parse_json(text: str):
-    """(value, None) when `text` parses as JSON, else (None, a one-line reason)."""
-    try:
-        return json.loads(text), None
-    except json.JSONDecodeError as error:
-        return None, f"{error.msg} at line {error.lineno} column {error.colno}"
-    except (ValueError, RecursionError) as error:
-        return None, type(error).__name__
-
-
-def _json_type(value) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", list: "array", dict: "object", type(None): "null"}.get(type(value), "value")
 
 
 # --- HTML (SPEC §7b format_preserve) ----------------------------------------------------------
@@ -394,7 +375,7 @@ def _source_json_container(source_text: str):
     stripped = source_text.strip()
     if not stripped.startswith(("{", "[")):
         return None
-    value, error = _parse_json(stripped)
+    value, error = parse_json(stripped)
     return (value,) if error is None and isinstance(value, (dict, list)) else None
 
 
@@ -415,7 +396,7 @@ def compare_json_structure(source_value, prediction_value) -> tuple[list[dict], 
         path, source_node, prediction_node = stack.pop()
         compared += 1
         where = path or "(top)"
-        source_type, prediction_type = _json_type(source_node), _json_type(prediction_node)
+        source_type, prediction_type = json_type(source_node), json_type(prediction_node)
         if source_type != prediction_type:
             differences.append({"path": where, "problem": "type", "source": source_type,
                                 "prediction": prediction_type})
@@ -445,7 +426,7 @@ def compare_json_structure(source_value, prediction_value) -> tuple[list[dict], 
 
 
 def _check_json_part(prediction: str, source_value) -> dict:
-    value, error = _parse_json(prediction)
+    value, error = parse_json(prediction)
     if error:
         return {"passed": False, "error": f"prediction is not JSON: {error}", "prediction_starts": _short(prediction, 20)}
     differences, compared = compare_json_structure(source_value, value)
@@ -597,13 +578,13 @@ def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
 
 def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
     """(lines, {}) or (None, the detail of why there are none), per §7b."""
-    source_value, error = _parse_json(row["source_text"].strip())
+    source_value, error = parse_json(row["source_text"].strip())
     if error is None and isinstance(source_value, dict) and all(isinstance(v, str) for v in source_value.values()):
-        value, error = _parse_json(prediction)
+        value, error = parse_json(prediction)
         if error:
             return None, {"error": f"prediction is not JSON: {error}", "prediction_starts": _short(prediction, 20)}
         if not isinstance(value, dict):
-            return None, {"error": f"prediction is a JSON {_json_type(value)}, not an object"}
+            return None, {"error": f"prediction is a JSON {json_type(value)}, not an object"}
         missing = [key for key in source_value if key not in value]
         extra = [key for key in value if key not in source_value]
         if missing or extra:
@@ -612,7 +593,7 @@ def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
         lines = [value[key] for key in source_value]
         for key, line in zip(source_value, lines):
             if not isinstance(line, str):
-                return None, {"error": f'line "{key}" is a JSON {_json_type(line)}, not a string', "line": key}
+                return None, {"error": f'line "{key}" is a JSON {json_type(line)}, not a string', "line": key}
         return lines, {}
     return [line for line in prediction.split("\n") if line.strip()], {}
 
