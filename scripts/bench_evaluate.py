@@ -24,7 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def build_files(directory: Path, n_rows: int) -> tuple[Path, Path]:
+def build_files(directory: Path, n_rows: int, prefix: str = "bench", distinct: bool = False) -> tuple[Path, Path]:
+    """`n_rows` bundled rows repeated with fresh ids, and the example predictions for them. With
+    `distinct`, every prediction is made unique (a missing one becomes the reference), so that
+    every Judge prompt differs and no request is answered from the cache or shared in flight."""
     rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n") if line]
     examples = {}
     for line in (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").split("\n"):
@@ -36,9 +39,12 @@ def build_files(directory: Path, n_rows: int) -> tuple[Path, Path]:
         for index in range(n_rows):
             row = dict(rows[index % len(rows)])
             original = row["case_id"]
-            row["case_id"] = f"bench-{index:05d}"
+            row["case_id"] = f"{prefix}-{index:05d}"
+            prediction = examples.get(original)
+            if distinct:
+                prediction = f"{prediction or row['reference']} (#{index})"
             data_out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            pred_out.write(json.dumps({"case_id": row["case_id"], "prediction": examples.get(original)},
+            pred_out.write(json.dumps({"case_id": row["case_id"], "prediction": prediction},
                                       ensure_ascii=False) + "\n")
     return data, predictions
 

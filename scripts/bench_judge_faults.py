@@ -23,29 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from scripts.bench_evaluate import build_files
+
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-SECRET-0123456789abcdefghijklmnop"
 RESULT_FILES = ("scores.jsonl", "summary.json", "report.md", "report.html")
-
-
-def build_files(directory: Path, n_rows: int) -> tuple[Path, Path]:
-    rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    examples = {}
-    for line in (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").splitlines():
-        if line:
-            entry = json.loads(line)
-            examples[entry["case_id"]] = entry["prediction"]
-    data, predictions = directory / "data.jsonl", directory / "predictions.jsonl"
-    with open(data, "w", encoding="utf-8") as data_out, open(predictions, "w", encoding="utf-8") as pred_out:
-        for index in range(n_rows):
-            row = dict(rows[index % len(rows)])
-            original = row["case_id"]
-            row["case_id"] = f"fault-{index:05d}"
-            prediction = examples.get(original) or row["reference"]
-            data_out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            pred_out.write(json.dumps({"case_id": row["case_id"], "prediction": f"{prediction} (#{index})"},
-                                      ensure_ascii=False) + "\n")
-    return data, predictions
 
 
 class Server:
@@ -96,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        data, predictions = build_files(folder, args.rows)
+        data, predictions = build_files(folder, args.rows, prefix="fault", distinct=True)
 
         def run(name: str, fault: str, *extra: str, cache: Path | None = None, port: int = 0,
                 note: str = "") -> dict:
