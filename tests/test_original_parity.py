@@ -8,13 +8,12 @@ import json
 import pytest
 
 import evaluate
-from conftest import make_row, write_jsonl
-from eval import known_data
+from conftest import make_row
 from eval.constraints import HTML_TAG, check_format_preserve, without_tags
-from eval.data import file_sha256
 from eval.sandglass import group_stats, quality_gap, score_item
 from judge_server import JudgeServer
-from test_sandglass import KEY, PREDICTIONS, ROWS, item, make_sg_row
+from test_sandglass import item, make_sg_row
+from test_sandglass import judged_files as sandglass_files  # noqa: F401  (a shared fixture)
 
 LATIN = "I love this so much and I will keep saying it " * 4
 
@@ -87,17 +86,6 @@ def test_skip_judge_writes_null_quality_score_and_judge_error_on_missing_items(p
     result = score_item(make_sg_row(), prediction, None, None)
     assert (result["quality"], result["score"], result["judge_error"]) == (None, None, None)
     assert (result["status"], result["syllable_reward"], result["hyp_syllables"]) == ("missing", 0.0, 0)
-
-
-@pytest.fixture
-def sandglass_files(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUDGE_API_KEY", KEY)
-    data = write_jsonl(tmp_path / "sg.jsonl", ROWS)
-    predictions = write_jsonl(tmp_path / "preds.jsonl", PREDICTIONS)
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"sandglass": {"sha256": file_sha256(data)}}), encoding="utf-8")
-    monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
-    return data, predictions, tmp_path / "out"
 
 
 def test_a_limit_that_cuts_a_group_leaves_its_rows_out_of_the_quality_gaps(sandglass_files, monkeypatch):
