@@ -36,7 +36,7 @@ def read_case_ids(path: Path, known: set[str]) -> list[str]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"--case-ids {path}: cannot be read ({error})", "give a UTF-8 file with one case_id per line")
-    ids: list[str] = []
+    first_line: dict[str, int] = {}  # case_id -> its line, in file order
     for number, line in enumerate(text.split("\n"), 1):
         case_id = line.strip()
         if not case_id:
@@ -44,17 +44,20 @@ def read_case_ids(path: Path, known: set[str]) -> list[str]:
         if case_id not in known:
             raise ConfigError(f"{path}:{number}: case_id {case_id!r} is not in the data",
                               "list only ids of the data being scored")
-        if case_id in ids:
-            raise ConfigError(f"{path}:{number}: case_id {case_id!r} is listed twice", "list each id once")
-        ids.append(case_id)
-    if not ids:
+        if case_id in first_line:
+            raise ConfigError(f"{path}:{number}: case_id {case_id!r} is listed twice (first at line "
+                              f"{first_line[case_id]})", "list each id once")
+        first_line[case_id] = number
+    if not first_line:
         raise ConfigError(f"--case-ids {path}: the file lists no case_id", "write one case_id per line")
-    return ids
+    return list(first_line)
 
 
 def selected_rows(data: LoadedData, config: RunConfig) -> list[dict]:
     """The rows this run scores, in data order: --case-ids, else the first --limit rows, else all."""
     if config.case_ids is not None:
+        if config.limit is not None:
+            raise ConfigError("--case-ids and --limit choose the scored rows in two ways", "drop one of them")
         wanted = set(read_case_ids(config.case_ids, {row["case_id"] for row in data.rows}))
         return [row for row in data.rows if row["case_id"] in wanted]
     return data.rows[: config.limit] if config.limit else data.rows

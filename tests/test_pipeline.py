@@ -369,16 +369,19 @@ def test_case_ids_score_exactly_the_listed_instances_and_say_so(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("r1\nr9\n", "ids.txt:2: case_id 'r9' is not in the data"),
-    ("r1\nr1\n", "ids.txt:2: case_id 'r1' is listed twice"),
+    ("r1\nr1\n", "ids.txt:2: case_id 'r1' is listed twice (first at line 1)"),
     ("\n\n", "lists no case_id"),
+    ("r1\n", "--case-ids and --limit"),
 ])
 def test_a_bad_case_ids_file_is_one_clear_error(tmp_path, capsys, content, message):
     ids = tmp_path / "ids.txt"
     ids.write_text(content, encoding="utf-8")
     data = write_jsonl(tmp_path / "data.jsonl", ROWS)
     preds = write_jsonl(tmp_path / "preds.jsonl", [{"case_id": "r1", "prediction": "x"}])
+    limit = ["--limit", "1"] if "--limit" in message else []
     status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds), "--output-dir",
-                                              str(tmp_path / "out"), "--skip-judge", "--quiet", "--case-ids", str(ids)])
+                                              str(tmp_path / "out"), "--skip-judge", "--quiet", "--case-ids", str(ids),
+                                              *limit])
     assert status == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
