@@ -4,7 +4,7 @@ One generic coroutine, `ask_judge`, turns a prompt string and a verdict validato
 validated verdict: it serves the cache first, sends identical in-flight requests once, sends the
 rest through the run's provider health (eval/provider.py: breaker, deadline, shared 429 pause,
 adaptive concurrency), and commits every valid reply at once. A benchmark hands
-`run_judge_prompts` its prompts with their validators (eval/insttrans.py, eval/sandglass/); the
+`run_judge_prompts` its prompts with their validators (eval/insttrans/, eval/sandglass/); the
 verdicts it returns also carry, in `.replies`, each verdict's cache key and the Judge's raw
 reply. The cache file is locked for the run (eval/locking.py).
 
