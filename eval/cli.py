@@ -68,8 +68,6 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def evaluate_parser() -> argparse.ArgumentParser:
-    from eval.constraints import RULE_SETS
-
     parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")
     io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
@@ -79,7 +77,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
     add_data_arguments(parser)
     rules = parser.add_argument_group("Rules")
-    rules.add_argument("--rule-set", choices=sorted(RULE_SETS), default=None,
+    rule_sets = sorted({name for bench in BENCHMARKS.values() for name in bench.options.get("rule_set", ())})
+    rules.add_argument("--rule-set", choices=rule_sets, default=None,
                        help="hard-rule semantics (default: the original scorer's)")
     add_judge_arguments(parser)
     return parser

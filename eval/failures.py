@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from eval.constraints import CONSTRAINT_KINDS
 from eval.predictions import DIAGNOSTICS, wrapper_diagnostics
 
 if TYPE_CHECKING:
@@ -229,7 +228,7 @@ def failures(scores: list[dict], summary: dict | None = None, predictions: dict 
     return result
 
 
-def constraint_failure_lists(scores: list[dict], cap: int) -> dict:
+def constraint_failure_lists(scores: list[dict], cap: int, order: tuple[str, ...] = ()) -> dict:
     """InstTrans-Bench's lists: per hard constraint the failures with their reasons, per soft
     constraint and quality the lowest scores."""
     hard: dict[str, dict] = {}
@@ -270,7 +269,7 @@ def constraint_failure_lists(scores: list[dict], cap: int) -> dict:
     quality_result = ({"n": len(scores), "judged": True, "below_full": sum(s < 1 for _, s, _ in quality),
                        "cases": _lowest(quality, cap)} if quality_known and scores
                       else {"n": len(scores), "judged": False, "below_full": None, "cases": []})
-    order = list(CONSTRAINT_KINDS)
+    order = list(order)  # the benchmark's constraint order (SPEC §4); others after it
     rank = lambda cid: order.index(cid) if cid in order else len(order)  # noqa: E731
     return {"hard": {cid: hard[cid] for cid in sorted(hard, key=rank)},
             "soft": {cid: soft_result[cid] for cid in sorted(soft_result, key=rank)}, "quality": quality_result}

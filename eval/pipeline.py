@@ -13,9 +13,9 @@ from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
 from eval.config import HARNESS, DataSource, RunConfig
-from eval.data import LoadedData, load_data
+from eval.loading import LoadedData, load_data
 from eval.errors import ConfigError
-from eval.failures import failures_markdown_text
+from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
@@ -156,10 +156,11 @@ def run_evaluation(config: RunConfig) -> int:
         scores = bench.score_rows(rows, predictions, verdicts, config)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons)
+        failure_lists = failures(scores, summary, bench=bench)
         write_results(config.output_dir, {
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-            "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary, bench),
-            "report.html": render_report_html(summary, scores, bench),
+            "report.md": bench.report_markdown(summary) + "\n".join(failures_markdown(failure_lists)) + "\n",
+            "report.html": render_report_html(summary, scores, bench, failure_lists),
             "summary.json": json_text(summary),
         })
     if not config.quiet:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from eval.failures import failures
 from eval.stats import bootstrap_ci
 
 if TYPE_CHECKING:
@@ -251,11 +250,12 @@ def _failures_html(data: dict) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 
-def render_report_html(summary: dict, scores: list[dict], bench: Benchmark) -> str:
+def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, failure_lists: dict) -> str:
     """The whole page of one run: the benchmark's sections (headline numbers with intervals, the
-    signature, the charts, the breakdown tables) around the failures section (SPEC §11)."""
+    signature, the charts, the breakdown tables) around the failures section (SPEC §11), whose
+    lists (`eval.failures.failures`) report.md shows too."""
     before, after = bench.report_html(summary, scores)
-    parts = before + _failures_html(failures(scores, summary, bench=bench)) + after
+    parts = before + _failures_html(failure_lists) + after
     title = bench.title
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)} report</title><meta name=\"viewport\" content=\"width=device-width\">"

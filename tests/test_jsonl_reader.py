@@ -155,7 +155,8 @@ def test_first_jsonl_object_reads_the_first_line_or_gives_none(tmp_path, text, f
 def test_a_file_read_through_datasets_is_refused_the_same_way(tmp_path):
     """`--dataset FILE` goes through `datasets`, which keeps one of two repeated keys silently and
     fails on a lone surrogate without a line: the same refusals as `--data` come first."""
-    from eval.data import load_rows_from_dataset as load_any_dataset, refuse_repeated_keys_and_lone_surrogates
+    from eval.data import refuse_repeated_keys_and_lone_surrogates
+    from eval.loading import load_rows_from_dataset as load_any_dataset
 
     def load_rows_from_dataset(name):
         return load_any_dataset(name, validate_rows)

@@ -9,6 +9,8 @@ eval/strict_rules.py and their parts, eval/syllable.py). This module builds the 
 
 from __future__ import annotations
 
+from functools import partial
+
 from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
 from eval.config import RunConfig
 from eval.constraints import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
@@ -134,7 +136,7 @@ INSTTRANS = Benchmark(
     model_input=model_input,
     diagnostics_source=lambda row: row["source_text"],
     manifest_section="data",
-    manifest_entry=manifest.manifest_entry,
+    manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
     official_release=manifest.OFFICIAL_RELEASE,
     data_statistics=manifest.data_statistics,
     check_config=check_config,
@@ -149,7 +151,7 @@ INSTTRANS = Benchmark(
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html.report_html,
-    failure_lists=constraint_failure_lists,
+    failure_lists=partial(constraint_failure_lists, order=tuple(CONSTRAINT_KINDS)),
     compare_units=compare.compare_units,
     compare_sections=(),
     judge_labels=compare.judge_labels,

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from eval import __version__
 from eval.data import file_sha256, load_rows_from_file
-from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.rows import DEFAULT_DATA, ROOT, validate_rows
 
 REDACTION_MASKS = ("PHONE_REDACTED", "EMAIL_REDACTED", "QQ_GROUP_REDACTED", "WECHAT_ID_REDACTED")
@@ -70,7 +69,7 @@ def _sorted_counts(counter: Counter) -> dict:
     return dict(sorted(counter.items(), key=lambda item: (-item[1], item[0])))
 
 
-def manifest_entry(data_path: Path = DEFAULT_DATA) -> dict:
+def manifest_entry(prompt_versions: dict[str, str], data_path: Path = DEFAULT_DATA) -> dict:
     """The top-level manifest.json keys of the bundled set (its identity under "data", statistics,
     prompt versions, redaction policy), as the first benchmark has always written them."""
     rows = load_rows_from_file(data_path, validate_rows)
@@ -98,7 +97,7 @@ def manifest_entry(data_path: Path = DEFAULT_DATA) -> dict:
             "language_pairs": len({(row["source_lang"], row["target_lang"]) for row in rows}),
             "target_languages": len({row["target_lang"] for row in rows}),
         },
-        "prompt_versions": dict(PROMPT_VERSIONS),
+        "prompt_versions": dict(prompt_versions),
         "redaction": {
             "policy": ("Contact details that reach a person or a group chat (phone numbers, e-mail addresses, QQ "
                        "group numbers, WeChat IDs) are replaced by bare uppercase masks in prompt, reference and "

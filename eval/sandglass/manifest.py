@@ -8,7 +8,6 @@ import re
 from collections import Counter
 
 from eval.data import file_sha256, load_rows_from_file
-from eval.sandglass.prompt import PROMPT_VERSIONS
 from eval.sandglass.rows import DEFAULT_DATA, ROOT, validate_sandglass_rows
 
 OFFICIAL_RELEASE: dict = {
@@ -48,7 +47,7 @@ def data_statistics(rows: list[dict]) -> dict:
             "source_lines": len({m["uuid"] for m in meta})}
 
 
-def bundled_entry() -> dict | None:
+def bundled_entry(prompt_versions: dict[str, str]) -> dict | None:
     """The bundled Sandglass-Bench set's identity and counts (a Sandglass run is formal only on it)."""
     path = DEFAULT_DATA
     if not path.exists():
@@ -64,10 +63,10 @@ def bundled_entry() -> dict | None:
         "by_target_kind": _sorted_counts(Counter(row["metadata"]["target_kind"] for row in rows)),
         "by_fenqu": _sorted_counts(Counter(row["metadata"]["fenqu"] for row in rows)),
         "source_lines": len({row["metadata"]["uuid"] for row in rows}),
-        "prompt_versions": dict(PROMPT_VERSIONS),
+        "prompt_versions": dict(prompt_versions),
     }
 
 
-def manifest_entry() -> dict:
+def manifest_entry(prompt_versions: dict[str, str]) -> dict:
     """The top-level manifest.json key this benchmark writes."""
-    return {"sandglass": bundled_entry()}
+    return {"sandglass": bundled_entry(prompt_versions)}
