@@ -43,12 +43,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The test files that cover each module, fastest first: with -x the first failure ends the run.
 COVERING_TESTS: dict[str, tuple[str, ...]] = {
-    "eval/stats.py": ("tests/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
-    "eval/insttrans/metrics.py": ("tests/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
-    "eval/insttrans/scoring.py": ("tests/test_scoring.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/stats.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/insttrans/metrics.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py",
+                                  "tests/test_pipeline_judge.py"),
+    "eval/insttrans/scoring.py": ("tests/insttrans/test_scoring.py", "tests/test_pipeline.py",
+                                  "tests/test_pipeline_judge.py"),
     "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
     "eval/constraints.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_judge_verdicts.py",
-                            "tests/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
+                            "tests/insttrans/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
 _RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",

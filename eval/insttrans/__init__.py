@@ -17,7 +17,7 @@ from eval.constraints import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT
 from eval.errors import ConfigError
 from eval.failures import constraint_failure_lists
 from eval.insttrans import compare, manifest, report_html
-from eval.insttrans.metrics import metrics
+from eval.insttrans.metrics import metrics as metric_block
 from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.report import console_table, report_markdown
 from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
@@ -147,7 +147,7 @@ INSTTRANS = Benchmark(
     score_rows=score_rows,
     headline_metrics=(Metric("if_score", aggregation="mean over instances of hard_pass × soft_mean"),
                       Metric("quality"), Metric("hard_pass_rate", aggregation="share of instances passing every gate")),
-    metrics=metrics,
+    metrics=metric_block,
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html.report_html,

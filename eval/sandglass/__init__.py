@@ -77,7 +77,8 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
     return items
 
 
-def metrics(items: list[dict], judged: bool) -> dict:
+def metric_block(items: list[dict], judged: bool) -> dict:
+    """The summary's metric block: the headline numbers and the card's tables."""
     return {
         "score": headline(items, "score"),
         "syllable_reward": headline(items, "syllable_reward"),
@@ -113,7 +114,7 @@ SANDGLASS = Benchmark(
     headline_metrics=(Metric("score", aggregation="mean over items of (syllable_reward + quality) / 2"),
                       Metric("syllable_reward"), Metric("quality"),
                       Metric("mean_abs_dev", higher_is_better=False, aggregation="mean over items of the rounded dev")),
-    metrics=metrics,
+    metrics=metric_block,
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html.report_html,
