@@ -58,7 +58,7 @@ class Run:
 
 def load_run(path: Path, name: str | None = None) -> Run:
     """Read summary.json and scores.jsonl of a run directory; a missing or broken file is a
-    CompareError naming it."""
+    CompareError naming it (never a traceback: exit 2 at the edge)."""
     path = Path(path)
     summary_path, scores_path = path / "summary.json", path / "scores.jsonl"
     for needed in (summary_path, scores_path):
@@ -67,15 +67,29 @@ def load_run(path: Path, name: str | None = None) -> Run:
                                "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
     try:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        check_summary(summary)
         scores: dict[str, dict] = {}
         for number, line in enumerate(scores_path.read_text(encoding="utf-8").split("\n"), 1):
             if line.strip():
                 row = json.loads(line)
+                if not isinstance(row, dict) or not isinstance(row.get("case_id"), str):
+                    raise ValueError(f"scores.jsonl line {number} is not a score row with a case_id")
                 scores[row["case_id"]] = row
     except (ValueError, KeyError, TypeError) as error:
         raise CompareError(f"{path}: cannot read the run ({type(error).__name__}: {error})",
                            "rerun evaluate.py into this directory") from None
     return Run(path, name or path.name, summary, scores)
+
+
+def check_summary(summary: object) -> None:
+    """ValueError unless `summary` has what every comparison reads: the signature and the data's
+    SHA-256 (a summary.json that is valid JSON but not a run's summary)."""
+    if not isinstance(summary, dict):
+        raise ValueError(f"summary.json holds {type(summary).__name__}, not an object")
+    if not isinstance(summary.get("signature"), str):
+        raise ValueError("summary.json has no signature")
+    if not isinstance(summary.get("data"), dict) or not isinstance(summary["data"].get("sha256"), str):
+        raise ValueError("summary.json has no data.sha256")
 
 
 def run_names(paths: list[Path]) -> list[str]:
@@ -302,7 +316,12 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
         raise CompareError(f"{a.name} and {b.name} have no case_id in common", "compare runs of the same data")
     bench = a.bench
     sections: dict[str, dict] = {"metrics": {}, "by_constraint": {}, **{name: {} for name in bench.compare_sections}}
-    for group in bench.compare_units(a, b, paired):
+    try:
+        groups = bench.compare_units(a, b, paired)
+    except (KeyError, TypeError, ValueError) as error:  # a score row without what its benchmark's rows hold
+        raise CompareError(f"{a.name} or {b.name}: a score row cannot be read ({type(error).__name__}: {error})",
+                           "compare output directories written by evaluate.py; rerun it into them") from None
+    for group in groups:
         # Metrics over the same units share one set of resamples: one weight and one sign matrix.
         for path, stats in paired_statistics(group, resamples, seed).items():
             place = sections[path[0]]

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from eval.benchmark import Benchmark
-from eval.compare import Run, signature_check
+from eval.compare import Run, check_summary, signature_check
 from eval.errors import CompareError
 TEXT_COLUMNS = {"run", "signature", "differs_from_first", "path"}
 INT_COLUMNS = {"n"}
@@ -37,6 +37,10 @@ def read_summary(path: Path) -> Run:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
     except ValueError as error:
         raise CompareError(f"{summary_path}: not JSON ({error})", "rerun evaluate.py into this directory") from None
+    try:
+        check_summary(summary)
+    except ValueError as error:
+        raise CompareError(f"{summary_path}: {error}", "rerun evaluate.py into this directory") from None
     return Run(Path(path), Path(path).name or str(path), summary)
 
 
@@ -74,7 +78,7 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
     rows = []
     for name, run in zip(names, runs):
         summary = run.summary
-        row = {"run": name, "n": summary["data"]["n_instances"], "formal": bool(summary["formal"])}
+        row = {"run": name, "n": summary["data"].get("n_instances"), "formal": bool(summary.get("formal"))}
         for metric in headlines:
             entry = summary.get(metric) or {}
             interval = entry.get("ci95") or [None, None]
