@@ -66,7 +66,6 @@ class Benchmark:
     # --- manifest.json and known data (SPEC §9) -------------------------------------------------
     manifest_section: str                       # the manifest.json key whose entry has the bundled set's sha256
     manifest_entry: Callable[[], dict]          # the top-level manifest.json keys this benchmark writes
-    official_release: dict | None               # the published release's facts (hub id, sha256, statistics)
     data_statistics: Callable[[list[dict]], dict]  # the counts the release publishes, from rows
 
     # --- settings -------------------------------------------------------------------------------
@@ -94,10 +93,8 @@ class Benchmark:
     # sufficient statistics: (run A, run B, paired case_ids) -> groups of {path: UnitValues}; each
     # group shares one set of resamples, a path is ("metrics", name) or (section, name[, metric]).
     compare_units: Callable[[object, object, list[str]], list[dict[tuple, UnitValues]]]
-    compare_sections: tuple[str, ...]           # result sections beside "metrics" and "by_constraint"
     judge_labels: Callable[[dict], dict[str, float]]  # one instance's Judge verdicts by kind (agreement)
     judge_label_order: tuple[str, ...]          # the order agreement rows are listed in
-    prediction_field: str | None                # a scores.jsonl field holding the prediction text, if any
     sort_metrics: tuple[str, str]               # the leaderboard's sort column, and its fallback
     leaderboard_columns: Callable[[list[dict]], list[str]]  # extra columns for these summaries
     leaderboard_value: Callable[[dict, str], float | None]  # one extra column's value of a summary
@@ -110,7 +107,10 @@ class Benchmark:
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
     clean_hub_row: Callable[[dict], dict] | None = None  # undo what `datasets` adds to a row
+    official_release: dict | None = None        # the published release's facts (hub id, sha256, statistics)
     release_case_id: re.Pattern | None = None   # the release's case_id form, if it publishes one
+    compare_sections: tuple[str, ...] = ()      # compare's result sections beside "metrics" and "by_constraint"
+    prediction_field: str | None = None         # a scores.jsonl field holding the prediction text, if any
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:

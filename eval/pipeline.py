@@ -13,10 +13,10 @@ from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
 from eval.config import HARNESS, DataSource, RunConfig
-from eval.loading import LoadedData, load_data
 from eval.errors import ConfigError
 from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
+from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
