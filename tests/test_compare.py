@@ -509,3 +509,12 @@ def test_a_metric_where_smaller_is_better_says_so_beside_its_delta(tmp_path):
                                     write_sandglass_run(tmp_path / "b", items)], resamples=100))
     marked = [line for line in report.split("\n") if line.endswith("(lower is better)")]
     assert marked and all("mean_abs_dev" in line for line in marked)
+
+
+def test_the_documented_defaults_are_the_ones_used(tmp_path):
+    """docs/compare.md: seed 12345 and 10,000 resamples unless --seed / --resamples say otherwise."""
+    a = write_run(tmp_path / "a", rows_with([True, False] * 5))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 5))
+    result = compare([a, b])
+    assert (result["seed"], result["resamples"]) == (12345, 10000)
+    assert result["metrics"] == compare([a, b], seed=12345, resamples=10000)["metrics"]
