@@ -518,3 +518,33 @@ def test_the_documented_defaults_are_the_ones_used(tmp_path):
     result = compare([a, b])
     assert (result["seed"], result["resamples"]) == (12345, 10000)
     assert result["metrics"] == compare([a, b], seed=12345, resamples=10000)["metrics"]
+
+
+def test_unpaired_ids_are_named_five_at_most(tmp_path):
+    rows = rows_with([True] * 20)
+    a = write_run(tmp_path / "a", rows)
+    for missing, shown in ((5, "c0015, c0016, c0017, c0018, c0019)"), (6, "c0014, c0015, c0016, c0017, c0018 …)")):
+        b = write_run(tmp_path / f"b{missing}", rows[:-missing])
+        with pytest.raises(CompareError) as refused:
+            compare([a, b], resamples=100)
+        assert f"{missing} case_ids only in a ({shown}" in str(refused.value)
+
+
+def test_runs_without_a_common_case_id_are_refused_even_when_forced(tmp_path):
+    a = write_run(tmp_path / "a", rows_with([True] * 4))
+    b = write_run(tmp_path / "b", [score_row(f"other{index}", True) for index in range(4)])
+    with pytest.raises(CompareError, match="have no case_id in common"):
+        compare([a, b], resamples=100, force=True)
+
+
+def test_agreement_of_no_labels_is_undefined_not_an_error():
+    assert cohen_kappa([], []) is None
+    assert agreement([], []) == {"n": 0, "exact_match": None, "kappa": None, "confusion": {}}
+
+
+def test_the_interval_and_p_value_are_rounded_to_six_decimals():
+    """Sevenths never end: a rounding to five or seven places would show."""
+    units = {"m": UnitValues([0.0] * 7, [1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0], [1.0] * 7)}
+    stats = paired_statistics(units, resamples=700, seed=1)["m"]
+    assert stats == {"a": 0.0, "b": 0.571429, "delta": 0.571429, "ci95": [0.285714, 0.857143], "p_value": 0.142653,
+                     "n": 7}
