@@ -548,3 +548,20 @@ def test_the_interval_and_p_value_are_rounded_to_six_decimals():
     stats = paired_statistics(units, resamples=700, seed=1)["m"]
     assert stats == {"a": 0.0, "b": 0.571429, "delta": 0.571429, "ci95": [0.285714, 0.857143], "p_value": 0.142653,
                      "n": 7}
+
+
+def test_one_run_is_not_a_comparison(tmp_path):
+    with pytest.raises(CompareError, match="give at least two runs"):
+        compare([write_run(tmp_path / "a", rows_with([True]))])
+
+
+def test_the_table_prints_each_row_with_its_interval_and_the_footer_names_the_test(tmp_path):
+    from eval.compare import format_comparison
+
+    line = format_comparison(_comparison([0.5]))[-1]
+    assert line.split() == ["m0", "10", "0.5000", "0.6000", "+0.1000", "[+0.0100,", "+0.2000]", "0.5000"]
+    a = write_run(tmp_path / "a", rows_with([True, False] * 10))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 10))
+    report = format_report(compare([a, b], resamples=200, seed=7)).split("\n")
+    assert [line.split()[0] for line in report if line.startswith("    ")] == ["format_preserve", "style_consistency"]
+    assert report[-1].startswith("* p < 0.05, ** p < 0.01 (paired approximate randomization, 200 resamples, seed 7)")
