@@ -565,3 +565,14 @@ def test_the_table_prints_each_row_with_its_interval_and_the_footer_names_the_te
     report = format_report(compare([a, b], resamples=200, seed=7)).split("\n")
     assert [line.split()[0] for line in report if line.startswith("    ")] == ["format_preserve", "style_consistency"]
     assert report[-1].startswith("* p < 0.05, ** p < 0.01 (paired approximate randomization, 200 resamples, seed 7)")
+
+
+def test_main_returns_0_and_writes_the_json_result(tmp_path, capsys):
+    from eval.compare import main
+
+    a = write_run(tmp_path / "a", rows_with([True, False] * 5))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 5))
+    out = tmp_path / "result.json"
+    assert main([str(a), str(b), "--resamples", "100", "--json", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["resamples"] == 100
+    assert capsys.readouterr().out.rstrip().endswith(f"wrote {out}")
