@@ -16,13 +16,14 @@ import sys
 from pathlib import Path
 
 from eval.cli import run_cli
+from eval.flags import HarnessParser
 from eval.judge_client import REASONING_EFFORTS
 from eval.predict import (DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S, ENDPOINT_CHOICES,
                           Interrupted, build_settings, run_predict, summary_line)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = HarnessParser(
         description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for InstTrans-Bench "
                     "or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Inputs and output")

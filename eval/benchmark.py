@@ -41,3 +41,6 @@ class Benchmark:
     # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
+    # Whether a case_id has this benchmark's shape, so predictions run against the wrong data can
+    # name the --benchmark that fits (the bundled set's ids are recognised without it).
+    claims_case_id: Callable[[str], bool] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from eval.benchmark import Benchmark
@@ -35,3 +36,21 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
         return "insttrans"
     first = first_jsonl_object(path)  # the first row only: the loader reads (and checks) every line
     return "sandglass" if first is not None and looks_like_sandglass(first) else "insttrans"
+
+
+def other_benchmark_hint(running: str, case_id: str) -> str | None:
+    """"pass --benchmark NAME" when a case_id missing from the data has another benchmark's shape or
+    is in its bundled set (read only on this error path)."""
+    quoted = json.dumps(case_id, ensure_ascii=False)
+    for bench in BENCHMARKS.values():
+        if bench.name == running:
+            continue
+        claimed = bench.claims_case_id is not None and bench.claims_case_id(case_id)
+        if claimed or (bench.default_data.is_file() and quoted in bench.default_data.read_text(encoding="utf-8")):
+            try:
+                bundled = bench.default_data.relative_to(Path(__file__).resolve().parents[1])
+            except ValueError:
+                bundled = bench.default_data
+            return (f"these look like {bench.title} predictions: run them with --benchmark {bench.name} and its "
+                    f"data (without --data: the bundled {bundled.as_posix()})")
+    return None

@@ -14,6 +14,7 @@ from typing import Callable
 from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.errors import ConfigError, HarnessError
+from eval.flags import HarnessParser
 
 BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub id
 
@@ -73,7 +74,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 def evaluate_parser() -> argparse.ArgumentParser:
     from eval.constraints import DEFAULT_RULE_SET, RULE_SETS
 
-    parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
+    parser = HarnessParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")
     io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
     io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
@@ -89,7 +90,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
 
 
 def prepare_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Export model inputs (case_id + chat messages), never the reference.")
+    parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference.")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
     return parser
@@ -104,6 +105,10 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
     dataset = None if args.dataset == BARE_DATASET else args.dataset
+    if dataset is not None:
+        from eval.hub import check_dataset_spec
+
+        check_dataset_spec(dataset)
     benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(args.data, dataset)
     if args.dataset == BARE_DATASET:
         dataset = get_benchmark(benchmark).default_dataset

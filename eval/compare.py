@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.errors import HarnessError
+from eval.flags import HarnessParser
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
@@ -570,7 +571,7 @@ def format_report(result: dict) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eval.compare",
+    parser = HarnessParser(prog="python -m eval.compare",
                                      description="Paired significance of the differences between runs (SPEC §12).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py; "
                         "each is compared with the first")

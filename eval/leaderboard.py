@@ -20,6 +20,7 @@ from pathlib import Path
 
 from eval.compare import CompareError, Run, signature_check
 from eval.constraints import CONSTRAINT_KINDS
+from eval.flags import HarnessParser
 
 INSTTRANS_HEADLINES = ("if_score", "quality", "hard_pass_rate")
 SANDGLASS_HEADLINES = ("score", "syllable_reward", "quality", "mean_abs_dev")
@@ -174,7 +175,7 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) ->
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eval.leaderboard",
+    parser = HarnessParser(prog="python -m eval.leaderboard",
                                      description="One row per run, sorted by the headline metric (SPEC §12).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="write the table as CSV")

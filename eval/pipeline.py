@@ -11,7 +11,7 @@ from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
-from eval.benchmarks import get_benchmark
+from eval.benchmarks import get_benchmark, other_benchmark_hint
 from eval.config import DataSource, RunConfig
 from eval.data import LoadedData, load_data
 from eval.errors import ConfigError
@@ -118,7 +118,8 @@ def run_evaluation(config: RunConfig) -> int:
     rows = selected_rows(data, config)
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
-    predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids)
+    predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
+                                                        lambda case_id: other_benchmark_hint(bench.name, case_id))
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.

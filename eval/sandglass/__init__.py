@@ -101,6 +101,7 @@ SANDGLASS = Benchmark(
     metrics=metrics,
     report_markdown=report_markdown,
     console_table=console_table,
+    claims_case_id=lambda case_id: case_id.rsplit(":", 1)[-1] in TARGET_KINDS and case_id.count(":") >= 2,
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
