@@ -572,7 +572,7 @@ def format_report(result: dict) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(prog="python -m eval.compare",
-                                     description="Paired significance of the differences between runs (SPEC §12).")
+                                     description="Paired significance of the differences between runs (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py; "
                         "each is compared with the first")
     stats = parser.add_argument_group("Statistics")

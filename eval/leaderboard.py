@@ -176,7 +176,7 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) ->
 
 def build_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(prog="python -m eval.leaderboard",
-                                     description="One row per run, sorted by the headline metric (SPEC §12).")
+                                     description="One row per run, sorted by the headline metric (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="write the table as CSV")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table as Markdown")

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from eval.failures import failures
 from eval.metrics import bootstrap_ci
+from eval.report import judge_badge
 
 PALETTE = ("#3366aa", "#dd7722", "#339966", "#aa3377", "#777777", "#bbaa22")
 LANGUAGE_COLOURS = {"en": "#3366aa", "ja": "#dd7722", "es": "#339966", "ar": "#aa3377"}
@@ -25,7 +26,7 @@ h3{font-size:15px;margin:18px 0 6px}
 .status{padding:6px 10px;border-radius:4px;display:inline-block;margin:4px 0}
 .formal{background:#e3f4e6;color:#1d5e2a}.informal{background:#fdf0d8;color:#7a4b00}
 code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:12px}
-.signature{background:#f4f5f8;border:1px solid #e0e3ea;padding:6px 8px;border-radius:4px;word-break:break-all}
+.signature{background:#f4f5f8;border:1px solid #e0e3ea;padding:6px 8px;border-radius:4px;overflow-wrap:normal;word-break:normal}
 .cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
 .card{border:1px solid #dde;border-radius:6px;padding:10px 14px;min-width:170px}
 .card .name{color:#556;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
@@ -164,7 +165,8 @@ def _table(header: list[str], rows: list[list], numeric: set[int] = frozenset())
 
 def _head(summary: dict, title: str) -> list[str]:
     formal = summary.get("formal")
-    status = ("formal run" if formal else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
+    status = ("formal run" + judge_badge(summary) if formal
+              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
     data, predictions = summary["data"], summary["predictions"]
     judge = summary.get("judge")
     judge_line = (f"{_e(judge['model'])} ({_e(judge['endpoint_kind'])}) at {_e(judge['host'])}; "
@@ -175,7 +177,7 @@ def _head(summary: dict, title: str) -> list[str]:
         known_as += f", {len(data['warnings'])} data warnings"
     parts = [f"<h1>{_e(title)}</h1>",
              f'<div class="status {"formal" if formal else "informal"}">{_e(status)}</div>',
-             f'<p>Signature: <code class="signature">{_e(summary["signature"])}</code></p>',
+             f'<p>Signature: <code class="signature">{"|<wbr>".join(_e(part) for part in summary["signature"].split("|"))}</code></p>',
              '<ul class="meta">',
              f"<li>Data: {_e(data['source'])} ({_e(data['n_instances'])} instances, sha256 "
              f"<code>{_e(data['sha256'][:12])}</code>, known as: {_e(known_as)})</li>",
