@@ -5,20 +5,17 @@ data, the syllable-budget metrics).
 
 Writes O/scores.jsonl, O/summary.json, O/report.md and O/report.html (and the Judge cache), all at
 once or not at all; exits 2 on bad input, 3 when the Judge aborts, 130 on Ctrl-C, 128 + N on a
-SIGTERM or SIGHUP.
+SIGTERM or SIGHUP. The command lives in eval/cli.py (installed as `insttrans-eval`).
 """
 
 from __future__ import annotations
 
 import sys
 
-from eval.cli import evaluate_parser, run_cli, run_config_from_args
-from eval.pipeline import run_evaluation
+from eval.cli import evaluate_main as main
+from eval.cli import evaluate_parser, run_cli
 
-
-def main(argv: list[str] | None = None) -> int:
-    return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv)))
-
+__all__ = ["evaluate_parser", "main"]
 
 if __name__ == "__main__":
     sys.exit(run_cli(main))

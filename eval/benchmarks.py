@@ -8,6 +8,7 @@ from pathlib import Path
 from eval.benchmark import Benchmark
 from eval.data import first_jsonl_object
 from eval.insttrans import INSTTRANS
+from eval.paths import ROOT
 from eval.sandglass import SANDGLASS
 from eval.sandglass.rows import looks_like_sandglass
 
@@ -48,7 +49,7 @@ def other_benchmark_hint(running: str, case_id: str) -> str | None:
         claimed = bench.claims_case_id is not None and bench.claims_case_id(case_id)
         if claimed or (bench.default_data.is_file() and quoted in bench.default_data.read_text(encoding="utf-8")):
             try:
-                bundled = bench.default_data.relative_to(Path(__file__).resolve().parents[1])
+                bundled = bench.default_data.relative_to(ROOT)
             except ValueError:
                 bundled = bench.default_data
             return (f"these look like {bench.title} predictions: run them with --benchmark {bench.name} and its "

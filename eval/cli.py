@@ -205,3 +205,31 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+# ---------------------------------------------------------------------------------------------
+# The commands (evaluate.py, prepare_inputs.py and their installed console scripts)
+# ---------------------------------------------------------------------------------------------
+
+def evaluate_main(argv: list[str] | None = None) -> int:
+    from eval.pipeline import run_evaluation
+
+    return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv)))
+
+
+def prepare_main(argv: list[str] | None = None) -> int:
+    from eval.pipeline import export_model_inputs
+
+    args = prepare_parser().parse_args(argv)
+    benchmark, source = benchmark_and_source(args)
+    return export_model_inputs(benchmark, source, args.limit, args.output)
+
+
+def evaluate_command() -> None:
+    """`insttrans-eval` (pyproject.toml)."""
+    sys.exit(run_cli(evaluate_main))
+
+
+def prepare_command() -> None:
+    """`insttrans-prepare` (pyproject.toml)."""
+    sys.exit(run_cli(prepare_main))

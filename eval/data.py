@@ -19,9 +19,9 @@ from typing import Callable
 from eval.constraints import CONSTRAINT_KINDS, CONSTRAINTS, line_states
 from eval.config import DataSource
 from eval.errors import DataError
+from eval.paths import ROOT  # the checkout, or the installed share folder
 from eval.languages import CHINESE_NAMES
 
-ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "data" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/InstTrans-Bench"
 

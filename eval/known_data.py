@@ -16,7 +16,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
-MANIFEST_PATH = Path(__file__).resolve().parent.parent / "manifest.json"
+from eval.paths import ROOT  # the checkout, or the installed share folder
+
+MANIFEST_PATH = ROOT / "manifest.json"
 BENCHMARKS = ("insttrans", "sandglass")
 BUNDLED, OFFICIAL_RELEASE = "bundled", "official release"
 _BUNDLED_SECTION = {"insttrans": "data", "sandglass": "sandglass"}

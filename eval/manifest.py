@@ -17,8 +17,8 @@ from pathlib import Path
 from eval import __version__
 from eval.data import DEFAULT_DATA, file_sha256, load_rows_from_file
 from eval.known_data import OFFICIAL_RELEASES
+from eval.paths import ROOT  # the checkout, or the installed share folder
 
-ROOT = Path(__file__).resolve().parent.parent
 MANIFEST_PATH = ROOT / "manifest.json"
 REDACTION_MASKS = ("PHONE_REDACTED", "EMAIL_REDACTED", "QQ_GROUP_REDACTED", "WECHAT_ID_REDACTED")
 PROVENANCE = (

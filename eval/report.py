@@ -67,7 +67,9 @@ def judge_lines(judge: dict | None) -> list[str]:
 
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
-    out = [f"warning: {warning}" for warning in (summary.get("system") or {}).get("warnings") or []]
+    system = summary.get("system")
+    out = [system_report_lines(system)[0].removeprefix("- ")] if system and system.get("model") else []
+    out += [f"warning: {warning}" for warning in (system or {}).get("warnings") or []]
     out.append("formal run" + judge_badge(summary) if summary["formal"]
                else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")

@@ -8,13 +8,13 @@ prompt in `prompt`, scores and metrics in `metrics`, the report in `report`.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from eval.benchmark import Benchmark
 from eval.config import RunConfig
 from eval.constraints import DEFAULT_RULE_SET
 from eval.errors import ConfigError
 from eval.metrics import headline
+from eval.paths import ROOT  # the checkout, or the installed share folder
 from eval.predictions import is_missing
 from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables, quality_gap,
                                     score_item, syllable_reward)
@@ -24,7 +24,6 @@ from eval.sandglass.rows import (LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS, look
                                  render_messages, sandglass_row_warnings, target_syllables, validate_sandglass_row,
                                  validate_sandglass_rows)
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/Sandglass-Bench"
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"

@@ -1,0 +1,235 @@
+"""The command-line edge of every script: flags in argument groups, the frozen RunConfig built
+from them once, and the one place where an error becomes a message and an exit status."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Callable
+
+from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
+from eval.config import DataSource, RunConfig
+from eval.errors import ConfigError, HarnessError
+from eval.flags import HarnessParser
+
+BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub id
+
+
+# ---------------------------------------------------------------------------------------------
+# Flags
+# ---------------------------------------------------------------------------------------------
+
+def add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """--benchmark, --data (alias --data-file, as the original scripts spell it), --dataset, --limit."""
+    group = parser.add_argument_group("Data")
+    group.add_argument("--benchmark", choices=("auto", *BENCHMARKS), default="auto",
+                       help="which benchmark the data belongs to (default: auto, recognised from the first "
+                            "data row; a hub --dataset by its name). Sandglass runs default to "
+                            "data/sandglass/test.jsonl and, in evaluate.py, to their own Judge model")
+    source = group.add_mutually_exclusive_group()
+    source.add_argument("--data", "--data-file", dest="data", type=Path, default=None,
+                        help="data JSONL file (default: the bundled data/test.jsonl)")
+    source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
+                        help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
+                             "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench)")
+    group.add_argument("--limit", type=int, default=None, metavar="N",
+                       help="use only the first N rows (a smoke run; never formal)")
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The "Judge" argument group; the endpoint and key come from the environment."""
+    from eval import judge_client as jc
+
+    group = parser.add_argument_group(
+        "Judge", "LLM Judge for soft constraints and quality. Set JUDGE_API_BASE "
+                 "(an OpenAI-compatible base URL, e.g. https://host/v1) and JUDGE_API_KEY.")
+    group.add_argument("--skip-judge", action="store_true",
+                       help="hard rules only: offline and reproducible, never formal")
+    group.add_argument("--judge-model", default=None,
+                       help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
+                            "others /chat/completions (default: gpt-5.6-sol; Sandglass: gemini-2.5-flash)")
+    group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
+                       default=jc.DEFAULT_CONCURRENCY, metavar="N",
+                       help="requests in flight at once (default: %(default)s)")
+    group.add_argument("--judge-reasoning-effort", default="none", choices=jc.REASONING_EFFORTS,
+                       help="reasoning effort sent to /responses models (default: %(default)s)")
+    group.add_argument("--judge-max-retries", type=int, default=jc.DEFAULT_MAX_RETRIES, metavar="N",
+                       help="retries of a request after a transient failure (default: %(default)s)")
+    group.add_argument("--judge-timeout", type=float, default=jc.DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                       help="timeout of one HTTP request (default: %(default)s; raise it behind a gateway "
+                            "that holds over-limit requests longer)")
+    group.add_argument("--judge-deadline", type=float, default=jc.DEFAULT_DEADLINE_S, metavar="SECONDS",
+                       help="how long the provider may fail every request before the run aborts "
+                            "(default: %(default)s)")
+    group.add_argument("--judge-backoff", type=float, default=jc.DEFAULT_BACKOFF_S, metavar="SECONDS",
+                       help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
+    group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
+                       help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
+
+
+def evaluate_parser() -> argparse.ArgumentParser:
+    from eval.constraints import DEFAULT_RULE_SET, RULE_SETS
+
+    parser = HarnessParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
+    io = parser.add_argument_group("Predictions and outputs")
+    io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
+    io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
+    io.add_argument("--case-ids", type=Path, default=None, metavar="FILE",
+                    help="score exactly the case_ids listed in FILE, one per line (never formal)")
+    io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
+    add_data_arguments(parser)
+    rules = parser.add_argument_group("Rules")
+    rules.add_argument("--rule-set", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+                       help="hard-rule semantics (default: the original scorer's)")
+    add_judge_arguments(parser)
+    return parser
+
+
+def prepare_parser() -> argparse.ArgumentParser:
+    parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference.")
+    parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
+    add_data_arguments(parser)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------
+# From flags to settings (checked before anything runs)
+# ---------------------------------------------------------------------------------------------
+
+def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
+    """The benchmark the flags mean, and the data source with a bare --dataset resolved."""
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
+    dataset = None if args.dataset == BARE_DATASET else args.dataset
+    if dataset is not None:
+        from eval.hub import check_dataset_spec
+
+        check_dataset_spec(dataset)
+    benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(args.data, dataset)
+    if args.dataset == BARE_DATASET:
+        dataset = get_benchmark(benchmark).default_dataset
+    return benchmark, DataSource(path=args.data, dataset=dataset)
+
+
+def judge_settings_from_args(args: argparse.Namespace, default_model: str):
+    """JudgeSettings from the flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work."""
+    from eval.judge_client import JudgeSettings
+    from eval.provider import check_api_endpoint
+
+    model = default_model if args.judge_model is None else args.judge_model
+    api_base = os.environ.get("JUDGE_API_BASE", "").strip()
+    api_key = os.environ.get("JUDGE_API_KEY", "").strip()
+    check_api_endpoint("JUDGE_API_BASE", "JUDGE_API_KEY", api_base, api_key,
+                       missing_hint="export JUDGE_API_BASE=https://HOST/v1 and JUDGE_API_KEY=..., "
+                                    "or pass --skip-judge for a hard-rules-only run",
+                       example="e.g. https://api.example.com/v1 or http://127.0.0.1:8000/v1",
+                       endpoint_hint="give the base only (e.g. https://host/v1); the endpoint follows from "
+                                     "--judge-model")
+    checks = ((args.judge_concurrency >= 1, "--judge-concurrency must be at least 1"),
+              (args.judge_max_retries >= 0, "--judge-max-retries must be 0 or more"),
+              (args.judge_timeout > 0, "--judge-timeout must be positive"),
+              (args.judge_deadline > 0, "--judge-deadline must be positive"),
+              (args.judge_backoff >= 0, "--judge-backoff must be 0 or more"),
+              (bool(model.strip()), "--judge-model must not be empty"))
+    for ok, message in checks:
+        if not ok:
+            raise ConfigError(message)
+    return JudgeSettings(model=model.strip(), api_base=api_base, api_key=api_key,
+                         concurrency=args.judge_concurrency,
+                         reasoning_effort=args.judge_reasoning_effort,
+                         max_retries=args.judge_max_retries, timeout=args.judge_timeout,
+                         backoff=args.judge_backoff, deadline=args.judge_deadline)
+
+
+def run_config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The frozen RunConfig of an evaluate.py command line."""
+    benchmark, source = benchmark_and_source(args)
+    judge = None
+    if not args.skip_judge:
+        judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
+    return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
+                     limit=args.limit, case_ids=args.case_ids, rule_set=args.rule_set, judge=judge,
+                     judge_cache=args.judge_cache, quiet=args.quiet)
+
+
+# ---------------------------------------------------------------------------------------------
+# The error edge
+# ---------------------------------------------------------------------------------------------
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: stop like Ctrl-C (SPEC §11), exiting 128 + the signal number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame) -> None:
+    raise Terminated(signum)
+
+
+def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
+    """Run a script's main; a HarnessError becomes one clear message and its exit status."""
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[signum] = signal.signal(signum, _raise_terminated)
+        except ValueError:  # not the main thread (a test calling main directly): leave the handler alone
+            pass
+    try:
+        return main(argv)
+    except HarnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_status
+    except OSError as error:  # an output path that is a directory, a full disk, a locked cache
+        where = f" {error.filename}" if error.filename else ""
+        print(f"error: cannot write or read{where}: {error.strerror or error}\n"
+              "  hint: check --output-dir, --output and --judge-cache", file=sys.stderr)
+        return 2
+    except sqlite3.Error as error:
+        print(f"error: the Judge cache cannot be used ({type(error).__name__}: {error})\n"
+              "  hint: point --judge-cache at a new file, or delete the broken one", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
+        return 130
+    except Terminated as stop:
+        name = signal.Signals(stop.signum).name
+        print(f"stopped by {name}: no result was written (Judge verdicts received so far stay in the cache)",
+              file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+# ---------------------------------------------------------------------------------------------
+# The commands (evaluate.py, prepare_inputs.py and their installed console scripts)
+# ---------------------------------------------------------------------------------------------
+
+def evaluate_main(argv: list[str] | None = None) -> int:
+    from eval.pipeline import run_evaluation
+
+    return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv)))
+
+
+def prepare_main(argv: list[str] | None = None) -> int:
+    from eval.pipeline import export_model_inputs
+
+    args = prepare_parser().parse_args(argv)
+    benchmark, source = benchmark_and_source(args)
+    return export_model_inputs(benchmark, source, args.limit, args.output)
+
+
+def evaluate_command() -> None:
+    """`insttrans-eval` (pyproject.toml)."""
+    sys.exit(run_cli(evaluate_main))
+
+
+def prepare_command() -> None:
+    """`insttrans-prepare` (pyproject.toml)."""
+    sys.exit(run_cli(prepare_main))

@@ -1,0 +1,608 @@
+"""Comparing runs (SPEC §12): paired significance of B − A, the signature check, Judge agreement.
+
+    python -m eval.compare RUN_A RUN_B [RUN_C ...] [--json PATH] [--seed N] [--resamples N] [--force]
+
+A RUN is an output directory of evaluate.py (either benchmark). Instances are paired by case_id;
+every metric is a weighted mean over paired units, so one bootstrap weight matrix and one sign
+matrix serve every metric at once (sacreBLEU's paired bootstrap and `--paired-ar`, vectorised).
+With more than two runs each is compared with the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eval.errors import HarnessError
+from eval.flags import HarnessParser
+
+DEFAULT_SEED = 12345
+DEFAULT_RESAMPLES = 10000
+SIGNIFICANCE = 0.05
+_CHUNK = 500  # resamples per matrix product: keeps memory at CHUNK x n
+
+# Metrics where a smaller value is better (the table says so beside the delta).
+LOWER_IS_BETTER = {"mean_abs_dev"}
+INSTTRANS_HEADLINE = ("if_score", "quality", "hard_pass_rate")
+SANDGLASS_ITEM_METRICS = {  # card metric -> value of one scored item
+    "score": lambda item: item["score"],
+    "syllable_reward": lambda item: item["syllable_reward"],
+    "quality": lambda item: item["quality"],
+    "mean_abs_dev": lambda item: item["dev"],  # the rounded per-item dev, as the summary averages it
+    "pm1": lambda item: item["hit_pm1"],
+    "dev_le_5": lambda item: item["hit_strict5"],
+    "dev_le_10": lambda item: item["hit_10"],
+    "dev_le_20": lambda item: item["hit_20"],
+}
+SANDGLASS_LINE_METRICS = ("slope", "q_gap_short", "q_gap_long")
+SANDGLASS_KINDS = ("short", "natural", "long")
+JUDGE_KEYS = {"judge", "host", "endpoint"}
+
+
+class CompareError(HarnessError):
+    """Runs that cannot be compared: unreadable, not paired, or differently configured (SPEC §12)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading runs
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """One output directory: its summary and its score rows keyed by case_id (data order kept)."""
+
+    path: Path
+    name: str
+    summary: dict
+    scores: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def benchmark(self) -> str:
+        return self.summary.get("benchmark") or "insttrans"
+
+
+def load_run(path: Path, name: str | None = None) -> Run:
+    """Read summary.json and scores.jsonl of a run directory; a missing or broken file is a
+    CompareError naming it."""
+    path = Path(path)
+    summary_path, scores_path = path / "summary.json", path / "scores.jsonl"
+    for needed in (summary_path, scores_path):
+        if not needed.is_file():
+            raise CompareError(f"{needed} does not exist",
+                               "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        scores: dict[str, dict] = {}
+        for number, line in enumerate(scores_path.read_text(encoding="utf-8").split("\n"), 1):
+            if line.strip():
+                row = json.loads(line)
+                scores[row["case_id"]] = row
+    except (ValueError, KeyError, TypeError) as error:
+        raise CompareError(f"{path}: cannot read the run ({type(error).__name__}: {error})",
+                           "rerun evaluate.py into this directory") from None
+    return Run(path, name or path.name, summary, scores)
+
+
+def run_names(paths: list[Path]) -> list[str]:
+    """Directory names, or the paths as given when two directories share a name."""
+    names = [Path(path).name or str(path) for path in paths]
+    return names if len(set(names)) == len(names) else [str(path) for path in paths]
+
+
+# ---------------------------------------------------------------------------------------------
+# Signatures
+# ---------------------------------------------------------------------------------------------
+
+def parse_signature(signature: str) -> dict[str, str]:
+    """`k:v|k:v|...` as an ordered dict; a value may itself contain ':' (JSON parameters)."""
+    parts: dict[str, str] = {}
+    for part in signature.split("|"):
+        key, _, value = part.partition(":")
+        parts[key] = value
+    return parts
+
+
+def judge_keys(summary: dict) -> set[str]:
+    """The signature keys that describe the Judge: model, host, endpoint, parameters, prompts."""
+    judge = summary.get("judge") or {}
+    keys = set(JUDGE_KEYS) | set((judge.get("params") or {}))
+    keys |= {f"prompt.{name}" for name in (judge.get("prompt_versions") or {})}
+    return keys
+
+
+def signature_check(a: Run, b: Run) -> dict:
+    """Every way B's configuration differs from A's, beyond the predictions (SPEC §12).
+
+    The `system:` part belongs to the predictions and may differ. Data is compared by the full
+    SHA-256 of the summary, not only the signature's prefix.
+    """
+    sig_a, sig_b = parse_signature(a.summary["signature"]), parse_signature(b.summary["signature"])
+    differences = []
+    for key in list(sig_a) + [key for key in sig_b if key not in sig_a]:
+        if key == "system":
+            continue
+        if sig_a.get(key) != sig_b.get(key):
+            differences.append({"key": key, "a": sig_a.get(key), "b": sig_b.get(key)})
+    sha_a, sha_b = a.summary["data"]["sha256"], b.summary["data"]["sha256"]
+    if sha_a != sha_b and not any(item["key"] == "data" for item in differences):
+        differences.append({"key": "data.sha256", "a": sha_a, "b": sha_b})
+    if a.benchmark != b.benchmark and not any(item["key"] == "bench" for item in differences):
+        differences.append({"key": "benchmark", "a": a.benchmark, "b": b.benchmark})
+    judge_side = judge_keys(a.summary) | judge_keys(b.summary)
+    return {"a": a.summary["signature"], "b": b.summary["signature"], "compatible": not differences,
+            "differences": differences,
+            "judge_only": bool(differences) and all(item["key"] in judge_side for item in differences)}
+
+
+def describe_differences(differences: list[dict]) -> str:
+    return "; ".join(f"{item['key']}: {item['a']!r} vs {item['b']!r}" for item in differences)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairing
+# ---------------------------------------------------------------------------------------------
+
+def pair_case_ids(a: Run, b: Run) -> tuple[list[str], dict]:
+    """The case_ids both runs scored, in A's order, and what either lacks."""
+    only_a = [case_id for case_id in a.scores if case_id not in b.scores]
+    only_b = [case_id for case_id in b.scores if case_id not in a.scores]
+    paired = [case_id for case_id in a.scores if case_id in b.scores]
+    return paired, {"paired": len(paired), "only_in_a": only_a, "only_in_b": only_b}
+
+
+def describe_pairing(pairing: dict, a: Run, b: Run) -> str:
+    parts = []
+    for key, run in (("only_in_a", a), ("only_in_b", b)):
+        ids = pairing[key]
+        if ids:
+            shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+            parts.append(f"{len(ids)} case_ids only in {run.name} ({shown})")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-unit values: every metric is sum(w * v) / sum(w) over paired units
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class UnitValues:
+    """Per-unit values and weights of one metric for run A and run B, units in a fixed order.
+
+    A weight of 0 means the metric does not apply to the unit (a constraint the instance lacks).
+    """
+
+    a: list[float]
+    b: list[float]
+    weight: list[float]
+
+
+def _float_or_none(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def headline_present(run: Run, metric: str) -> bool:
+    entry = run.summary.get(metric)
+    if isinstance(entry, dict) and "value" in entry:
+        return entry["value"] is not None
+    overall = run.summary.get("overall") or {}
+    return overall.get(metric) is not None
+
+
+def insttrans_units(a: Run, b: Run, case_ids: list[str]) -> tuple[dict[str, UnitValues], dict[str, UnitValues]]:
+    """Headline metrics (hard_pass_rate always; if_score and quality when both runs were judged)
+    and per-constraint pass rate / mean, over the paired instances."""
+    fields = {"if_score": "if_score", "quality": "quality", "hard_pass_rate": "hard_pass"}
+    metrics: dict[str, UnitValues] = {}
+    for metric in INSTTRANS_HEADLINE:
+        if not (headline_present(a, metric) and headline_present(b, metric)):
+            continue
+        values_a = [_float_or_none(a.scores[cid][fields[metric]]) for cid in case_ids]
+        values_b = [_float_or_none(b.scores[cid][fields[metric]]) for cid in case_ids]
+        if None in values_a or None in values_b:
+            continue
+        metrics[metric] = UnitValues(values_a, values_b, [1.0] * len(case_ids))
+    constraint_ids: list[str] = []
+    for run in (a, b):
+        for cid in run.summary.get("by_constraint", {}):
+            if cid not in constraint_ids:
+                constraint_ids.append(cid)
+    by_constraint: dict[str, UnitValues] = {}
+    for constraint in constraint_ids:
+        unit = _constraint_units(a, b, case_ids, constraint)
+        if unit is not None:
+            by_constraint[constraint] = unit
+    return metrics, by_constraint
+
+
+def _constraint_verdicts(row: dict, constraint: str) -> list[float | None]:
+    return [_float_or_none(entry["passed"] if entry["kind"] == "hard" else entry["score"])
+            for entry in row["constraints"] if entry["id"] == constraint]
+
+
+def _constraint_units(a: Run, b: Run, case_ids: list[str], constraint: str) -> UnitValues | None:
+    """Mean verdict per instance, weighted by the instance's entries of this id, so the pooled
+    value equals the summary's by_constraint rate; None when either run lacks a score."""
+    values_a, values_b, weights = [], [], []
+    for cid in case_ids:
+        verdicts_a = _constraint_verdicts(a.scores[cid], constraint)
+        verdicts_b = _constraint_verdicts(b.scores[cid], constraint)
+        if None in verdicts_a or None in verdicts_b:
+            return None
+        if len(verdicts_a) != len(verdicts_b):
+            raise CompareError(f"{cid}: the runs list the constraint {constraint} a different number of times",
+                               "both runs must score the same data")
+        count = len(verdicts_a)
+        values_a.append(sum(verdicts_a) / count if count else 0.0)
+        values_b.append(sum(verdicts_b) / count if count else 0.0)
+        weights.append(float(count))
+    return UnitValues(values_a, values_b, weights) if any(weights) else None
+
+
+def sandglass_units(a: Run, b: Run, case_ids: list[str]) -> tuple[dict[str, UnitValues], dict[str, UnitValues]]:
+    """The card's item metrics over paired items, and slope / quality gaps over paired lines
+    (uuid, language). The second dict holds the line-level metrics (their own units)."""
+    items: dict[str, UnitValues] = {}
+    for metric, value_of in SANDGLASS_ITEM_METRICS.items():
+        if not (headline_present(a, metric) and headline_present(b, metric)):
+            continue
+        values_a = [_float_or_none(value_of(a.scores[cid])) for cid in case_ids]
+        values_b = [_float_or_none(value_of(b.scores[cid])) for cid in case_ids]
+        if None in values_a or None in values_b:
+            continue
+        items[metric] = UnitValues(values_a, values_b, [1.0] * len(case_ids))
+    lines_a, lines_b = _sandglass_lines(a, case_ids), _sandglass_lines(b, case_ids)
+    line_metrics: dict[str, UnitValues] = {}
+    for metric in SANDGLASS_LINE_METRICS:
+        if not (headline_present(a, metric) and headline_present(b, metric)):
+            continue
+        keys = [key for key in lines_a if lines_a[key][metric] is not None and lines_b[key][metric] is not None]
+        if not keys:
+            continue
+        line_metrics[metric] = UnitValues([lines_a[key][metric] for key in keys],
+                                          [lines_b[key][metric] for key in keys], [1.0] * len(keys))
+    return items, line_metrics
+
+
+SANDGLASS_LANGUAGE_METRICS = ("score", "syllable_reward", "quality", "mean_abs_dev")
+
+
+def sandglass_language_units(a: Run, case_ids: list[str], items: dict[str, UnitValues]) -> dict[str, UnitValues]:
+    """`language/metric` units: the item metrics restricted to one target language (weight 0
+    elsewhere), so the per-language deltas share the overall resamples."""
+    languages: list[str] = []
+    for cid in case_ids:
+        if a.scores[cid]["target_language"] not in languages:
+            languages.append(a.scores[cid]["target_language"])
+    units = {}
+    for lang in languages:
+        mask = [1.0 if a.scores[cid]["target_language"] == lang else 0.0 for cid in case_ids]
+        for metric in SANDGLASS_LANGUAGE_METRICS:
+            if metric in items:
+                units[f"{lang}/{metric}"] = UnitValues(items[metric].a, items[metric].b, mask)
+    return units
+
+
+def _sandglass_lines(run: Run, case_ids: list[str]) -> dict[tuple[str, str], dict]:
+    """Per (uuid, language): the OLS slope of output on target syllables and the quality gaps
+    short − natural and long − natural, each only for a complete group (all three targets), as
+    the summary computes them (eval/sandglass/metrics.py)."""
+    grouped: dict[tuple[str, str], dict[str, dict]] = {}
+    for cid in case_ids:
+        item = run.scores[cid]
+        grouped.setdefault((item["uuid"], item["target_language"]), {})[item["target_kind"]] = item
+    lines = {}
+    for key, kinds in grouped.items():
+        slope = None
+        if all(kind in kinds for kind in SANDGLASS_KINDS):
+            xs = [kinds[kind]["target_syllables"] for kind in SANDGLASS_KINDS]
+            ys = [kinds[kind]["hyp_syllables"] for kind in SANDGLASS_KINDS]
+            mean_x, mean_y = sum(xs) / 3, sum(ys) / 3
+            sxx = sum((x - mean_x) ** 2 for x in xs)
+            slope = None if sxx == 0 else sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx
+        gaps = {}
+        for kind in ("short", "long"):
+            gap = None
+            if all(name in kinds for name in SANDGLASS_KINDS):
+                first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
+                gap = None if first is None or natural is None else first - natural
+            gaps[f"q_gap_{kind}"] = gap
+        lines[key] = {"slope": slope, **gaps}
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics
+# ---------------------------------------------------------------------------------------------
+
+def paired_statistics(units: dict[str, UnitValues], resamples: int, seed: int) -> dict[str, dict]:
+    """{metric: {a, b, delta, ci95, p_value, n}} for metrics that share one list of units.
+
+    ci95: percentile interval of the delta over `resamples` paired bootstrap resamples (units
+    drawn with replacement, A and B together). p_value: paired approximate randomization, each
+    unit's A and B swapped with probability 1/2; p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + resamples).
+    Both are seeded, so the same inputs give the same numbers.
+    """
+    import numpy
+
+    if not units:
+        return {}
+    names = list(units)
+    a = numpy.array([units[name].a for name in names], dtype=float).T   # n x m
+    b = numpy.array([units[name].b for name in names], dtype=float).T
+    w = numpy.array([units[name].weight for name in names], dtype=float).T
+    n = a.shape[0]
+    total = w.sum(axis=0)
+    mean_a, mean_b = (w * a).sum(axis=0) / total, (w * b).sum(axis=0) / total
+    wd = w * (b - a)
+    observed = wd.sum(axis=0) / total
+
+    rng = numpy.random.default_rng(seed)
+    boot = numpy.empty((resamples, len(names)))
+    extreme = numpy.zeros(len(names), dtype=numpy.int64)
+    tolerance = 1e-12 * numpy.maximum(1.0, numpy.abs(observed))
+    offsets = None
+    for start in range(0, resamples, _CHUNK):
+        size = min(_CHUNK, resamples - start)
+        draws = rng.integers(0, n, size=(size, n))
+        if offsets is None or offsets.shape[0] != size:
+            offsets = (numpy.arange(size) * n)[:, None]
+        counts = numpy.bincount((draws + offsets).ravel(), minlength=size * n).reshape(size, n).astype(float)
+        with numpy.errstate(invalid="ignore", divide="ignore"):
+            boot[start:start + size] = (counts @ wd) / (counts @ w)
+        signs = rng.integers(0, 2, size=(size, n)).astype(float) * 2.0 - 1.0
+        shuffled = (signs @ wd) / total
+        extreme += (numpy.abs(shuffled) >= numpy.abs(observed) - tolerance).sum(axis=0)
+    low, high = numpy.nanpercentile(boot, [2.5, 97.5], axis=0)
+    result = {}
+    for index, name in enumerate(names):
+        result[name] = {
+            "a": round(float(mean_a[index]), 6),
+            "b": round(float(mean_b[index]), 6),
+            "delta": round(float(observed[index]), 6),
+            "ci95": [round(float(low[index]), 6), round(float(high[index]), 6)],
+            "p_value": round(float((1 + extreme[index]) / (1 + resamples)), 6),
+            "n": int(numpy.count_nonzero(w[:, index])),
+        }
+    return result
+
+
+def cohen_kappa(labels_a: list[float], labels_b: list[float]) -> float | None:
+    """Cohen's κ of two raters on the same items; None when chance agreement is total (both
+    raters gave one and the same label to everything, so κ is undefined)."""
+    n = len(labels_a)
+    if n == 0:
+        return None
+    categories = sorted(set(labels_a) | set(labels_b))
+    observed = sum(x == y for x, y in zip(labels_a, labels_b)) / n
+    expected = sum((labels_a.count(c) / n) * (labels_b.count(c) / n) for c in categories)
+    if expected >= 1.0:
+        return None
+    return round((observed - expected) / (1 - expected), 6)
+
+
+def agreement(labels_a: list[float], labels_b: list[float]) -> dict:
+    """Exact-match rate, Cohen's κ and the confusion table (A's label → B's label → count)."""
+    n = len(labels_a)
+    confusion: dict[str, dict[str, int]] = {}
+    for x, y in zip(labels_a, labels_b):
+        row = confusion.setdefault(f"{x:g}", {})
+        row[f"{y:g}"] = row.get(f"{y:g}", 0) + 1
+    return {"n": n, "exact_match": None if n == 0 else round(sum(x == y for x, y in zip(labels_a, labels_b)) / n, 6),
+            "kappa": cohen_kappa(labels_a, labels_b), "confusion": confusion}
+
+
+# ---------------------------------------------------------------------------------------------
+# Judge agreement: the same predictions under two Judges
+# ---------------------------------------------------------------------------------------------
+
+def same_predictions(a: Run, b: Run, case_ids: list[str]) -> tuple[bool | None, str]:
+    """(same?, how we know). Sandglass rows carry the prediction (`hyp`); an InstTrans summary
+    carries the predictions file's SHA-256. Without either it cannot be told (None)."""
+    if a.benchmark == "sandglass":
+        same = all(a.scores[cid].get("hyp") == b.scores[cid].get("hyp") for cid in case_ids)
+        return same, "the prediction texts in scores.jsonl (hyp)"
+    sha_a = (a.summary.get("predictions") or {}).get("sha256")
+    sha_b = (b.summary.get("predictions") or {}).get("sha256")
+    if sha_a is None or sha_b is None:
+        return None, "a summary lacks predictions.sha256 (a run from an older harness)"
+    return sha_a == sha_b, "the predictions file's SHA-256 in summary.json"
+
+
+def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
+    """Per kind (quality and each soft id): exact-match rate and Cohen's κ between the two runs'
+    Judge verdicts, over instances with a prediction (missing ones get no Judge call)."""
+    judged = [cid for cid in case_ids if a.scores[cid].get("status") == "ok" and b.scores[cid].get("status") == "ok"]
+    kinds: dict[str, tuple[list[float], list[float]]] = {}
+    for cid in judged:
+        row_a, row_b = a.scores[cid], b.scores[cid]
+        if row_a.get("quality") is not None and row_b.get("quality") is not None:
+            pair = kinds.setdefault("quality", ([], []))
+            pair[0].append(float(row_a["quality"]))
+            pair[1].append(float(row_b["quality"]))
+        for entry_a, entry_b in zip(row_a.get("constraints", []), row_b.get("constraints", [])):
+            if entry_a["kind"] == "soft" and entry_a.get("score") is not None and entry_b.get("score") is not None:
+                pair = kinds.setdefault(entry_a["id"], ([], []))
+                pair[0].append(float(entry_a["score"]))
+                pair[1].append(float(entry_b["score"]))
+    from eval.constraints import CONSTRAINT_KINDS
+
+    order = ["quality", *CONSTRAINT_KINDS]
+    ranked = sorted(kinds, key=lambda kind: order.index(kind) if kind in order else len(order))
+    return {kind: agreement(*kinds[kind]) for kind in ranked}
+
+
+# ---------------------------------------------------------------------------------------------
+# One comparison, many comparisons
+# ---------------------------------------------------------------------------------------------
+
+def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+                 force: bool = False) -> dict:
+    """A against B: signature check, pairing, paired statistics, and Judge agreement when the
+    same predictions were judged differently. Raises CompareError on an incompatible signature
+    or unpaired rows unless `force` (then the differences are recorded)."""
+    check = signature_check(a, b)
+    paired, pairing = pair_case_ids(a, b)
+    unpaired = bool(pairing["only_in_a"] or pairing["only_in_b"])
+    if (not check["compatible"] or unpaired) and not force:
+        problems, hints = [], []
+        if not check["compatible"]:
+            problems.append(describe_differences(check["differences"]))
+            hints.append("compare runs of the same data, rules, Judge and harness version")
+        if unpaired:
+            problems.append(f"they do not pair up: {describe_pairing(pairing, a, b)}")
+            hints.append("both runs must score the same instances")
+        hint = "; ".join(hints) + " (--force compares the common instances anyway and records the differences)"
+        if check["judge_only"] and not unpaired and same_predictions(a, b, paired)[0]:
+            hint = "the same predictions under two Judges: --force reports the Judges' agreement"
+        raise CompareError(f"{a.name} and {b.name} are not comparable: " + "; ".join(problems), hint)
+    if not paired:
+        raise CompareError(f"{a.name} and {b.name} have no case_id in common", "compare runs of the same data")
+    # Metrics over the same units share one set of resamples: one weight and one sign matrix.
+    if a.benchmark == "sandglass":
+        item_units, line_units = sandglass_units(a, b, paired)
+        language_units = sandglass_language_units(a, paired, item_units)
+        joint = paired_statistics({**{("metrics", name): unit for name, unit in item_units.items()},
+                                   **{("by_language", name): unit for name, unit in language_units.items()}},
+                                  resamples, seed)
+        metrics = {name: stats for (group, name), stats in joint.items() if group == "metrics"}
+        metrics.update(paired_statistics(line_units, resamples, seed))
+        by_language: dict | None = {}
+        for (group, name), stats in joint.items():
+            if group == "by_language":
+                lang, metric = name.split("/", 1)
+                by_language.setdefault(lang, {})[metric] = stats
+        by_constraint = {}
+    else:
+        metrics_units, constraint_units = insttrans_units(a, b, paired)
+        joint = paired_statistics({**{("metrics", name): unit for name, unit in metrics_units.items()},
+                                   **{("by_constraint", name): unit for name, unit in constraint_units.items()}},
+                                  resamples, seed)
+        metrics = {name: stats for (group, name), stats in joint.items() if group == "metrics"}
+        by_constraint = {name: stats for (group, name), stats in joint.items() if group == "by_constraint"}
+        by_language = None
+    result = {"a": a.name, "b": b.name, "signature_check": check, "pairing": pairing,
+              "forced": force and (not check["compatible"] or unpaired),
+              "metrics": metrics, "by_constraint": by_constraint, "judge_agreement": None}
+    if by_language is not None:
+        result["by_language"] = by_language
+    same, how = same_predictions(a, b, paired)
+    result["same_predictions"] = {"same": same, "by": how}
+    if same and check["judge_only"]:
+        result["judge_agreement"] = judge_agreement(a, b, paired)
+    return result
+
+
+def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+            force: bool = False) -> dict:
+    """Every run against the first; the top-level `signature_check`, `metrics` and
+    `by_constraint` are those of the first comparison, all of them are in `comparisons`."""
+    if len(paths) < 2:
+        raise CompareError("give at least two runs", "python -m eval.compare RUN_A RUN_B")
+    if resamples < 100:
+        raise CompareError(f"--resamples must be at least 100, got {resamples}", "the default is 10000")
+    if seed < 0:
+        raise CompareError(f"--seed must be a non-negative integer, got {seed}", f"the default is {DEFAULT_SEED}")
+    runs = [load_run(path, name) for path, name in zip(paths, run_names(paths))]
+    comparisons = [compare_runs(runs[0], run, seed, resamples, force) for run in runs[1:]]
+    first = comparisons[0]
+    return {
+        "runs": [{"name": run.name, "path": str(run.path), "benchmark": run.benchmark,
+                  "signature": run.summary["signature"], "n": len(run.scores)} for run in runs],
+        "seed": seed, "resamples": resamples,
+        "signature_check": first["signature_check"], "metrics": first["metrics"],
+        "by_constraint": first["by_constraint"], "judge_agreement": first["judge_agreement"],
+        "comparisons": comparisons,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The printed table
+# ---------------------------------------------------------------------------------------------
+
+def _mark(p_value: float) -> str:
+    return "**" if p_value < 0.01 else "*" if p_value < SIGNIFICANCE else ""
+
+
+def format_comparison(comparison: dict) -> list[str]:
+    """Lines of the table of one comparison, significant deltas marked * (p < 0.05) and ** (p < 0.01)."""
+    lines = [f"A = {comparison['a']}   B = {comparison['b']}   ({comparison['pairing']['paired']} paired instances)"]
+    check = comparison["signature_check"]
+    if not check["compatible"]:
+        lines.append("  FORCED: signatures differ: " + describe_differences(check["differences"]))
+    if comparison["pairing"]["only_in_a"] or comparison["pairing"]["only_in_b"]:
+        lines.append(f"  FORCED: compared on the common instances only "
+                     f"({len(comparison['pairing']['only_in_a'])} only in A, "
+                     f"{len(comparison['pairing']['only_in_b'])} only in B)")
+    rows = [(name, stats) for name, stats in comparison["metrics"].items()]
+    rows += [(f"  {name}", stats) for name, stats in comparison["by_constraint"].items()]
+    for lang, stats_of in (comparison.get("by_language") or {}).items():
+        rows += [(f"  {lang} {name}", stats) for name, stats in stats_of.items()]
+    width = max([len(name) for name, _ in rows] + [6])
+    lines.append(f"  {'metric':<{width}}  {'n':>5}  {'A':>8}  {'B':>8}  {'B − A':>8}  {'95% CI of B − A':>20}  {'p':>7}")
+    for name, stats in rows:
+        note = "  (lower is better)" if name.split()[-1] in LOWER_IS_BETTER else ""
+        interval = f"[{stats['ci95'][0]:+.4f}, {stats['ci95'][1]:+.4f}]"
+        lines.append(f"  {name:<{width}}  {stats['n']:>5}  {stats['a']:>8.4f}  {stats['b']:>8.4f}  "
+                     f"{stats['delta']:>+8.4f}  {interval:>20}  {stats['p_value']:>7.4f} {_mark(stats['p_value']):<2}{note}")
+    if comparison["judge_agreement"]:
+        lines.append("  Judge agreement (same predictions, different Judge):")
+        lines.append(f"    {'kind':<26}  {'n':>5}  {'exact':>7}  {'kappa':>7}")
+        for kind, stats in comparison["judge_agreement"].items():
+            kappa = "n/a" if stats["kappa"] is None else f"{stats['kappa']:.4f}"
+            lines.append(f"    {kind:<26}  {stats['n']:>5}  {stats['exact_match']:>7.4f}  {kappa:>7}")
+    return lines
+
+
+def format_report(result: dict) -> str:
+    lines = []
+    for comparison in result["comparisons"]:
+        lines += format_comparison(comparison) + [""]
+    lines.append(f"* p < {SIGNIFICANCE}, ** p < 0.01 (paired approximate randomization, {result['resamples']} "
+                 f"resamples, seed {result['seed']}); CI: paired bootstrap percentile interval. "
+                 "p-values are not corrected for the number of metrics.")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+# ---------------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = HarnessParser(prog="python -m eval.compare",
+                                     description="Paired significance of the differences between runs (docs/compare.md).")
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py; "
+                        "each is compared with the first")
+    stats = parser.add_argument_group("Statistics")
+    stats.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    stats.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                       help=f"bootstrap and randomization resamples (default {DEFAULT_RESAMPLES})")
+    checks = parser.add_argument_group("Checks and output")
+    checks.add_argument("--force", action="store_true",
+                        help="compare runs whose signatures differ or that do not pair up; differences are "
+                             "printed and recorded")
+    checks.add_argument("--json", type=Path, metavar="PATH", help="write the full result as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from eval.cli import run_cli
+
+    def run(arguments: list[str] | None) -> int:
+        args = build_parser().parse_args(arguments)
+        result = compare(args.runs, seed=args.seed, resamples=args.resamples, force=args.force)
+        print(format_report(result))
+        if args.json:
+            from eval.outputs import write_atomic
+
+            write_atomic(args.json, json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+            print(f"wrote {args.json}")
+        return 0
+
+    return run_cli(run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

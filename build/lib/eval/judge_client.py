@@ -1,0 +1,643 @@
+"""The LLM Judge client (SPEC §10): OpenAI-compatible requests, strict verdicts, cache, retries.
+
+One generic coroutine, `ask_judge`, turns a prompt string and a verdict validator into a
+validated verdict: it serves the cache first, sends identical in-flight requests once, sends the
+rest through the run's provider health (eval/provider.py: breaker, deadline, shared 429 pause,
+adaptive concurrency), and commits every valid reply at once. A benchmark hands
+`run_judge_prompts` its prompts with their validators (eval/insttrans/, eval/sandglass/); the
+verdicts it returns also carry, in `.replies`, each verdict's cache key and the Judge's raw
+reply. The cache file is locked for the run (eval/locking.py).
+
+The API key lives only in the `JudgeSettings` object (hidden from its repr) and in the request
+header; every message that leaves this module is redacted of it (`eval.provider.redact`).
+
+The per-request timeout defaults to 60 s: a verdict is a few tokens (`{"quality": 1}`), and even a
+reasoning model at effort "none" behind a gateway answers one in seconds; a minute leaves room
+for a slow queue, while a hung provider is noticed in a minute rather than in two per attempt.
+A gateway that holds over-limit requests longer than the timeout (LiteLLM: ~180 s) needs a
+larger --judge-timeout, or each held request is sent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from eval.errors import ConfigError, HarnessError, JudgeError
+from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
+from eval.locking import hold_lock
+from eval.provider import (
+    ProviderDown,
+    ProviderFailing,
+    ProviderHealth,
+    ProviderRejected,
+    ReplyTooLarge,
+    redact,
+    retry_after_seconds,  # noqa: F401  (part of this module's interface since the first Judge)
+    send,
+)
+
+if TYPE_CHECKING:  # annotations only; the modules are imported where they are used
+    import httpx
+    from tqdm import tqdm
+
+DEFAULT_CONCURRENCY = 16
+DEFAULT_MAX_RETRIES = 6
+DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
+DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
+DEFAULT_BACKOFF_S = 1.0
+MAX_BACKOFF_S = 8.0
+ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
+QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
+QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+RESPONSES_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
+RESPONSES = "responses"
+CHAT = "chat_completions"
+CONFIG_STATUSES = frozenset({400, 401, 403, 404})
+ALLOWED_SCORES = (0, 0.5, 1)
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Everything that decides how the Judge is asked; the key is kept out of repr."""
+
+    model: str
+    api_base: str
+    api_key: str = field(repr=False)
+    concurrency: int = DEFAULT_CONCURRENCY
+    reasoning_effort: str = "none"
+    max_retries: int = DEFAULT_MAX_RETRIES
+    timeout: float = DEFAULT_TIMEOUT_S
+    backoff: float = DEFAULT_BACKOFF_S
+    backoff_max: float = MAX_BACKOFF_S
+    deadline: float = DEFAULT_DEADLINE_S
+
+
+# ---------------------------------------------------------------------------------------------
+# Request shape (SPEC §10)
+# ---------------------------------------------------------------------------------------------
+
+def uses_responses_endpoint(model: str) -> bool:
+    """True when the last `/` segment of the name starts with a reasoning-model prefix (§10).
+
+    Gateway names such as `openai/gpt-5.6-sol` route like `gpt-5.6-sol`; case is ignored.
+    """
+    return model.rsplit("/", 1)[-1].lower().startswith(RESPONSES_PREFIXES)
+
+
+def endpoint_kind(model: str) -> str:
+    return RESPONSES if uses_responses_endpoint(model) else CHAT
+
+
+def request_params(settings: JudgeSettings) -> dict:
+    """The request parameters besides the model and the prompt (recorded in the summary)."""
+    if uses_responses_endpoint(settings.model):
+        return {"max_output_tokens": 4096, "reasoning": {"effort": settings.reasoning_effort},
+                "store": False}
+    return {"temperature": 0, "max_tokens": 2048}
+
+
+def endpoint_url(settings: JudgeSettings) -> str:
+    """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
+    import httpx  # heavy: only the Judge path needs it
+    base = httpx.URL(settings.api_base)
+    suffix = "/responses" if uses_responses_endpoint(settings.model) else "/chat/completions"
+    return str(base.copy_with(path=base.path.rstrip("/") + suffix))
+
+
+def request_body(settings: JudgeSettings, prompt: str) -> bytes:
+    """The exact bytes sent, serialised canonically so that the cache key is stable."""
+    if uses_responses_endpoint(settings.model):
+        body = {"model": settings.model, "input": prompt, **request_params(settings)}
+    else:
+        body = {"model": settings.model, "messages": [{"role": "user", "content": prompt}],
+                **request_params(settings)}
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def public_host(api_base: str) -> str:
+    """Scheme, host and port of the base URL: no credentials, no path, no query."""
+    import httpx  # heavy: only the Judge path needs it
+    url = httpx.URL(api_base)
+    port = f":{url.port}" if url.port else ""
+    return f"{url.scheme}://{url.host}{port}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts (SPEC §10)
+# ---------------------------------------------------------------------------------------------
+
+class VerdictError(ValueError):
+    """A reply that is not a valid verdict; the message says why."""
+
+
+class ProviderFailure(ValueError):
+    """The provider reported a failure inside a 200 reply: transient, retried like a 5xx."""
+
+
+class IncompleteReply(ValueError):
+    """The provider stopped before the answer was complete (length limit, `incomplete`)."""
+
+
+_FENCE = re.compile(r"\A```[A-Za-z]*\s*(.*?)\s*```\Z", re.S)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    keys = [key for key, _ in pairs]
+    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicates:
+        raise VerdictError(f"duplicate key(s) {duplicates}")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> float:
+    raise VerdictError(f"{name} is not a score")
+
+
+def parse_verdict_object(text: str) -> dict:
+    """One JSON object, optionally inside one surrounding ``` fence; nothing else."""
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    try:
+        value = json.loads(stripped, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise VerdictError(f"not one JSON object ({error.msg})") from None
+    except RecursionError:
+        raise VerdictError("not one JSON object (nested too deeply)") from None
+    if not isinstance(value, dict):
+        raise VerdictError(f"a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def score_value(value: object, name: str) -> float:
+    """A JSON number equal to 0, 0.5 or 1; a boolean or a string is not a score."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in ALLOWED_SCORES:
+        raise VerdictError(f"{name} = {json.dumps(value)} is not one of the numbers 0, 0.5, 1")
+    return float(value) + 0.0  # -0.0 becomes 0.0
+
+
+def _exact_keys(obj: dict, expected: tuple[str, ...], where: str) -> None:
+    missing = [key for key in expected if key not in obj]
+    extra = [key for key in obj if key not in expected]
+    if missing or extra:
+        parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {extra}"] if extra else [])
+        raise VerdictError(f"{where}: " + ", ".join(parts))
+
+
+def validate_quality(text: str) -> dict:
+    """`{"quality": S}` and nothing else."""
+    obj = parse_verdict_object(text)
+    _exact_keys(obj, ("quality",), "verdict keys")
+    return {"quality": score_value(obj["quality"], "quality")}
+
+
+def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
+    """A validator for `{"scores": {id: S, ...}}` with exactly `ids`."""
+    expected = tuple(dict.fromkeys(ids))
+
+    def validate_soft(text: str) -> dict:
+        obj = parse_verdict_object(text)
+        _exact_keys(obj, ("scores",), "verdict keys")
+        scores = obj["scores"]
+        if not isinstance(scores, dict):
+            raise VerdictError('"scores" is not an object')
+        _exact_keys(scores, expected, "soft constraint ids")
+        return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
+
+    return validate_soft
+
+
+def reply_text(kind: str, payload: object) -> str:
+    """The answer text of a response body (Responses: `output_text` parts; Chat: the content)."""
+    if not isinstance(payload, dict):
+        raise VerdictError("the response body is not a JSON object")
+    if payload.get("error"):  # some gateways report failures inside a 200
+        error = payload["error"]
+        raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)}")
+    if kind == RESPONSES:
+        status = payload.get("status")
+        if status == "incomplete":
+            details = payload.get("incomplete_details")
+            reason = details.get("reason", "unknown") if isinstance(details, dict) else details or "unknown"
+            raise IncompleteReply(f'status "incomplete" ({reason})')
+        if status == "failed":
+            raise ProviderFailure('response status "failed"')
+        if status not in (None, "completed"):
+            raise VerdictError(f"response status {json.dumps(status)}")
+        texts = []
+        for item in payload.get("output") or []:
+            if not isinstance(item, dict) or item.get("type") != "message":
+                continue
+            for part in item.get("content") or []:
+                if isinstance(part, dict) and part.get("type") == "refusal":
+                    raise VerdictError(f"the Judge refused: {part.get('refusal')}")
+                if isinstance(part, dict) and part.get("type") == "output_text":
+                    texts.append(str(part.get("text", "")))
+        if not texts:
+            raise VerdictError("no output_text in the response")
+        return "".join(texts)
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise VerdictError("no choices in the response")
+    choice = choices[0]
+    if choice.get("finish_reason") == "length":
+        raise IncompleteReply('finish_reason "length"')
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise VerdictError("no message in the first choice of the response")
+    if message.get("refusal"):
+        raise VerdictError(f"the Judge refused: {message['refusal']}")
+    if choice.get("finish_reason") == "content_filter":
+        raise VerdictError('finish_reason "content_filter"')
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    if not isinstance(content, str):
+        raise VerdictError("no message content in the response")
+    return content
+
+
+# ---------------------------------------------------------------------------------------------
+# The generic asker: cache, in-flight sharing, run-wide provider health
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class JudgeStats:
+    calls: int = 0  # HTTP requests sent, retries included
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0  # attempts that failed transiently
+    rate_limited: int = 0  # 429 answers
+    deduplicated: int = 0  # identical requests answered by another in-flight request
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
+
+    def add_usage(self, name: str, usage: dict[str, int]) -> None:
+        totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
+        totals["replies"] += 1
+        for key in ("input_tokens", "output_tokens", "total_tokens"):
+            totals[key] += usage.get(key, 0)
+
+
+@dataclass
+class JudgeSession:
+    """One run's shared state. `clients` holds one single-connection client per concurrency
+    slot: taking one bounds the requests in flight, and keeps httpcore's pool bookkeeping (which
+    grows with the square of a pool's size) out of the hot path. `health` is the run-wide view
+    of the provider (eval/provider.py): it decides when a request may start."""
+
+    settings: JudgeSettings
+    clients: asyncio.Queue
+    cache: sqlite3.Connection
+    stats: JudgeStats
+    url: str
+    kind: str
+    abort: asyncio.Event
+    health: ProviderHealth
+    headers: dict[str, str] = field(repr=False, default_factory=dict)
+    bar: tqdm | None = None
+    done: int = 0
+    inflight: dict[str, asyncio.Task] = field(default_factory=dict)
+    replies: dict[tuple[str, str], dict] = field(default_factory=dict)
+    first_error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One prompt to ask: `name` says which prompt it is (for messages and results)."""
+
+    case_id: str
+    name: str
+    prompt: str
+    validate: Callable[[str], dict]
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """What asking a list of prompts gives: verdicts and, for audit, each verdict's cache key
+    and the Judge's raw reply text, both by (case_id, prompt name); and the summary's block."""
+
+    verdicts: dict[tuple[str, str], dict]
+    replies: dict[tuple[str, str], dict]
+    block: dict
+
+
+class Verdicts(dict):
+    """Verdicts by (case_id, prompt name), as a plain dict; `.replies` holds, by the same keys,
+    {"cache_key", "reply"}: where each verdict is cached and the Judge's raw text (SPEC §10)."""
+
+    def __init__(self, verdicts: dict, replies: dict | None = None):
+        super().__init__(verdicts)
+        self.replies = dict(replies or {})
+
+
+class _Aborted(Exception):
+    """Another request already aborted the run; this one stops without asking."""
+
+
+def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
+    """The text without the API key, any 12-character piece of it or a Bearer value; then cut."""
+    return redact(text, (settings.api_key,), limit)
+
+
+BAD_REQUEST_FLAGS = ("--judge-model", "--judge-reasoning-effort (Responses models)",
+                     "JUDGE_API_BASE (an OpenAI-compatible base)",
+                     "JUDGE_API_KEY (some gateways answer a bad key with 400)")
+
+
+def _config_error(session: JudgeSession, status: int, message: str, param: str, where: str) -> HarnessError:
+    """The provider's own words first, then what may be wrong, without claiming which (SPEC §10)."""
+    settings = session.settings
+    host = public_host(settings.api_base)
+    if status == 400 and re.search(r"context.length|maximum context|too many tokens|too long", f"{message} {param}", re.I):
+        return JudgeError(f"the Judge model {settings.model} cannot read the prompt of {where}: it is longer "
+                          f"than its context window (HTTP 400: {message})",
+                          hint="use a Judge model with a longer context; the verdicts received so far are cached")
+    mentions_effort = any(word in f"{message} {param}".lower() for word in ("reasoning", "effort"))
+    if status == 400 and session.kind == RESPONSES and mentions_effort:
+        return ConfigError(
+            f"the Judge model {settings.model} rejected reasoning effort "
+            f"{settings.reasoning_effort!r} (HTTP 400: {message})",
+            hint="choose an effort this model supports with --judge-reasoning-effort "
+                 "(models older than gpt-5.1 do not accept 'none'; try 'low' or 'minimal')")
+    param_note = f" (the provider names the field {param!r})" if param else ""
+    hints = {
+        400: f"the provider's words are above{param_note}; settings that often cause a 400: "
+             + ", ".join(BAD_REQUEST_FLAGS),
+        401: "the key was rejected by JUDGE_API_BASE's host, or by the provider behind it; "
+             "check JUDGE_API_KEY and, behind a gateway, the gateway's own upstream key",
+        403: "the key was rejected by JUDGE_API_BASE's host, or by the provider behind it; "
+             "check JUDGE_API_KEY and that it may use this model",
+        404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model",
+    }
+    return ConfigError(f"the Judge endpoint {host} answered HTTP {status}: {message} (asked for {where})",
+                       hint=hints[status])
+
+
+@contextlib.asynccontextmanager
+async def _client_slot(session: JudgeSession):
+    """Wait for a free client (a concurrency slot) and give it back afterwards."""
+    client = await session.clients.get()
+    try:
+        yield client
+    finally:
+        session.clients.put_nowait(client)
+
+
+def _abort(session: JudgeSession, error: HarnessError) -> HarnessError:
+    """Record the first fatal error; no new request starts, and requests still in flight get a
+    short grace to land their verdicts in the cache (none when the provider is down)."""
+    if session.first_error is None:
+        session.first_error = error
+        session.abort.set()
+        session.health.stop(_Aborted())
+        grace = 0.0 if isinstance(error, ProviderDown) else min(session.settings.timeout, ABORT_GRACE_S)
+        asyncio.get_running_loop().call_later(grace, _cancel_inflight, session)
+    return error
+
+
+def _cancel_inflight(session: JudgeSession) -> None:
+    for task in session.inflight.values():
+        if not task.done():
+            task.cancel()
+
+
+async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
+    """The reply text and token usage of one request; the abort is raised before anyone else sends."""
+    try:
+        return await _fetch_reply(session, body, case_id, name)
+    except HarnessError as error:
+        raise _abort(session, error)
+
+
+async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
+    """POST one request through the run's provider health (SPEC §10) and read the answer text."""
+    settings = session.settings
+    where = f"case {case_id} ({name} prompt)"
+    async with _client_slot(session) as client:
+        try:
+            reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
+                               secrets=(settings.api_key,), max_retries=settings.max_retries)
+        except ProviderRejected as error:
+            if error.status in CONFIG_STATUSES:
+                raise _config_error(session, error.status, error.provider_message, error.param, where) from None
+            raise JudgeError(f"the Judge endpoint answered HTTP {error.status} for {where}: {error.provider_message}",
+                             hint="the verdicts received so far are cached") from None
+        except ProviderFailing as error:
+            raise JudgeError(f"the Judge endpoint kept failing for {where}: {error.last_cause} "
+                             f"(after {error.attempts} attempts)",
+                             hint="the verdicts received so far are cached; rerun to resume, or raise "
+                                  "--judge-max-retries") from None
+        except ReplyTooLarge as error:
+            raise JudgeError(f"invalid Judge reply for {where}: {error.message}",
+                             hint="the verdicts received so far are cached; rerun to resume") from None
+    if reply.payload is None:
+        raise JudgeError(f"the Judge endpoint sent a body that is not JSON for {where} "
+                         f"(HTTP {reply.status}, {reply.headers.get('content-type', 'no content type')})",
+                         hint="check that JUDGE_API_BASE points at an OpenAI-compatible API")
+    try:
+        text = reply_text(session.kind, reply.payload)
+    except ValueError as error:  # ProviderFailure cannot reach here: send retries errors in a 200
+        label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
+        raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
+                         hint="the verdicts received so far are cached; rerun to resume") from None
+    session.stats.add_usage(name, reply.usage)
+    return text, reply.usage
+
+
+def _refresh_bar(session: JudgeSession, done: int = 0) -> None:
+    """done / total (the bar), then calls, cache hits, failures, in flight, retries, 429s, and
+    the state line while the run waits for the provider."""
+    if session.bar is None:
+        return
+    stats, health = session.stats, session.health
+    postfix = (f"calls={health.sent}, cached={stats.cache_hits}, failed={health.failures}, "
+               f"in flight={health.in_flight}, retries={health.retries}, 429s={health.rate_limited}")
+    state = health.state_line()
+    session.bar.set_postfix_str(postfix + (f" | {state}" if state else ""), refresh=False)
+    if done:
+        session.bar.update(done)
+    elif state:
+        session.bar.refresh()
+
+
+async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
+    """Keep the state line current; with --quiet, an occasional one-line notice on stderr, so a
+    long wait is never silent (a notice when the run is held up, and a progress line now and then)."""
+    last_notice = time.monotonic()
+    while True:
+        await asyncio.sleep(1.0)
+        _refresh_bar(session)
+        if not quiet:
+            continue
+        now, state = time.monotonic(), session.health.state_line()
+        if now - last_notice >= (QUIET_STATE_EVERY_S if state else QUIET_PROGRESS_EVERY_S):
+            print(f"Judge: {session.done}/{total} done, {session.health.in_flight} in flight, "
+                  f"{session.health.retries} retries, {session.health.rate_limited} 429s"
+                  + (f"; {state}" if state else ""), file=sys.stderr, flush=True)
+            last_notice = now
+
+
+async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
+    """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP."""
+    body = request_body(session.settings, request.prompt)
+    key = cache_key(session.url, body)
+    task = session.inflight.get(key)
+    owner = task is None
+    if owner:
+        cached = read_reply(session.cache, key)
+        if cached is not None:
+            try:
+                verdict = request.validate(cached)
+            except VerdictError:
+                pass  # written under another validator; ask again and overwrite
+            else:
+                session.stats.cache_hits += 1
+                session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": cached}
+                return verdict
+        if session.abort.is_set():
+            raise _Aborted()
+        task = asyncio.ensure_future(_fetch(session, body, request.case_id, request.name))
+        session.inflight[key] = task
+    else:
+        session.stats.deduplicated += 1
+    text, _ = await asyncio.shield(task)
+    try:
+        verdict = request.validate(text)
+    except VerdictError as error:
+        raise _abort(session, JudgeError(
+            _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt): "
+                   f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings),
+            hint="the verdicts received so far are cached; rerun to resume")) from None
+    if owner:
+        write_reply(session.cache, key, session.settings.model, session.kind, body, text)
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
+    return verdict
+
+
+async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
+                   stats: JudgeStats, progress: bool) -> tuple[dict[tuple[str, str], dict], dict]:
+    import httpx  # heavy: only the Judge path needs it
+    from tqdm import tqdm
+    headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
+    ssl_context = httpx.create_ssl_context()  # built once, shared by every client
+    bar = tqdm(total=len(requests), desc="Judge", unit="req", disable=not progress, dynamic_ncols=True)
+    host = public_host(settings.api_base)
+
+    def notify(line: str) -> None:
+        if progress:
+            bar.write(f"Judge: {line}", file=sys.stderr)
+        else:
+            print(f"Judge: {line}", file=sys.stderr, flush=True)
+
+    health = ProviderHealth(host, max_concurrency=settings.concurrency, deadline_s=settings.deadline,
+                            notify=notify, setting="JUDGE_API_BASE", backoff_s=settings.backoff,
+                            backoff_max_s=settings.backoff_max)
+    async with contextlib.AsyncExitStack() as stack:
+        clients: asyncio.Queue = asyncio.Queue()
+        for _ in range(settings.concurrency):
+            clients.put_nowait(await stack.enter_async_context(httpx.AsyncClient(
+                verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
+                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))))
+        session = JudgeSession(settings=settings, clients=clients, cache=cache, stats=stats,
+                               url=endpoint_url(settings), kind=endpoint_kind(settings.model),
+                               abort=asyncio.Event(), health=health, headers=headers,
+                               bar=None if not progress else bar)
+        verdicts: dict[tuple[str, str], dict] = {}
+
+        async def one(request: JudgeRequest) -> None:
+            try:
+                verdicts[(request.case_id, request.name)] = await ask_judge(session, request)
+            except _Aborted:
+                return
+            except asyncio.CancelledError:
+                if session.abort.is_set():  # cut off by the abort's grace, not by Ctrl-C
+                    return
+                raise
+            except HarnessError as error:
+                _abort(session, error)
+                return
+            except Exception as error:  # a malformed reply or a cache failure: one clear abort, no traceback
+                _abort(session, JudgeError(_scrub(f"unexpected error for case {request.case_id} ({request.name} "
+                                                  f"prompt): {type(error).__name__}: {error}", settings)))
+                return
+            session.done += 1
+            _refresh_bar(session, done=1)
+
+        watcher = asyncio.ensure_future(_watch(session, len(requests), quiet=not progress))
+        try:
+            await asyncio.gather(*(one(request) for request in requests))
+        finally:  # on Ctrl-C, stop the shielded requests before their clients close
+            watcher.cancel()
+            pending = [task for task in session.inflight.values() if not task.done()]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(watcher, *pending, return_exceptions=True)
+            for task in session.inflight.values():  # retrieve every outcome: no "never retrieved" noise
+                if task.done() and not task.cancelled():
+                    task.exception()
+            bar.close()
+            stats.calls, stats.retries = health.sent, health.retries
+            stats.failures, stats.rate_limited = health.failures, health.rate_limited
+        if session.first_error is not None:
+            raise session.first_error
+        return verdicts, session.replies
+
+
+def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dict[str, str]) -> dict:
+    """The summary's `judge` block (SPEC §11): what decides a verdict, and what the run cost.
+
+    `usage` sums the token counts the provider reported for this run's requests, per prompt
+    (verdicts served from the cache cost nothing and are not counted)."""
+    return {
+        "model": settings.model,
+        "endpoint_kind": endpoint_kind(settings.model),
+        "host": public_host(settings.api_base),
+        "params": request_params(settings),
+        "prompt_versions": dict(prompt_versions),
+        "calls": stats.calls,
+        "cache_hits": stats.cache_hits,
+        "retries": stats.retries,
+        "rate_limited": stats.rate_limited,
+        "deduplicated": stats.deduplicated,
+        "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
+    }
+
+
+def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
+                prompt_versions: dict[str, str], progress: bool = True) -> JudgeRun:
+    """Ask every request under the cache file's lock (one run per cache, SPEC §10).
+
+    Raises JudgeError or ConfigError on abort (ProviderDown when the provider stays down);
+    replies received before it stay in the cache."""
+    stats = JudgeStats()
+    cache_path = Path(cache_path)
+    with hold_lock(cache_path, "Judge cache", is_dir=False):
+        cache = open_cache(cache_path)
+        try:
+            verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress))
+        finally:
+            cache.close()
+    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions))
+
+
+def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
+                      prompt_versions: dict[str, str], progress: bool = True,
+                      ) -> tuple[dict[tuple[str, str], dict], dict]:
+    """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
+    mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
+
+    Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
+    """
+    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress)
+    return Verdicts(run.verdicts, replies=run.replies), run.block

@@ -1,0 +1,207 @@
+"""A table across runs (SPEC §12): one row per run, sorted by the headline metric.
+
+    python -m eval.leaderboard RUN [RUN ...] [--csv PATH] [--markdown PATH]
+
+Columns: run (the system's model when predictions.meta.json recorded one, else the directory
+name), n, formal, the headline metrics with their 95% interval bounds, the per-constraint rates
+(Sandglass: the card's shares, slope and quality gaps), the signature, and `differs_from_first`:
+the signature keys in which a run differs from the first one given (empty when comparable; the
+`system:` part never counts). Runs of different benchmarks do not share a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from eval.compare import CompareError, Run, signature_check
+from eval.constraints import CONSTRAINT_KINDS
+from eval.flags import HarnessParser
+
+INSTTRANS_HEADLINES = ("if_score", "quality", "hard_pass_rate")
+SANDGLASS_HEADLINES = ("score", "syllable_reward", "quality", "mean_abs_dev")
+SANDGLASS_EXTRA = ("pm1", "dev_le_5", "dev_le_10", "dev_le_20", "slope", "q_gap_short", "q_gap_long")
+TEXT_COLUMNS = {"run", "signature", "differs_from_first", "path"}
+INT_COLUMNS = {"n"}
+BOOL_COLUMNS = {"formal"}
+
+
+def read_summary(path: Path) -> Run:
+    """A run for the table: only its summary.json is needed."""
+    summary_path = Path(path) / "summary.json"
+    if not summary_path.is_file():
+        raise CompareError(f"{summary_path} does not exist",
+                           "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise CompareError(f"{summary_path}: not JSON ({error})", "rerun evaluate.py into this directory") from None
+    return Run(Path(path), Path(path).name or str(path), summary)
+
+
+def _system_name(run: Run) -> str:
+    system = run.summary.get("system") or {}
+    return system.get("model") or run.name
+
+
+def headline_of(benchmark: str, rows: list[dict]) -> str:
+    """The column the table is sorted by: if_score (Sandglass: score) when any run has it, else
+    hard_pass_rate (Sandglass: syllable_reward)."""
+    first, fallback = ("score", "syllable_reward") if benchmark == "sandglass" else ("if_score", "hard_pass_rate")
+    return first if any(row.get(first) is not None for row in rows) else fallback
+
+
+def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
+    """(rows sorted by the headline, column names, headline) for the runs in `paths`."""
+    if not paths:
+        raise CompareError("give at least one run", "python -m eval.leaderboard RUN [RUN ...]")
+    runs = [read_summary(path) for path in paths]
+    benchmarks = {run.benchmark for run in runs}
+    if len(benchmarks) > 1:
+        raise CompareError("the runs belong to different benchmarks (" + ", ".join(sorted(benchmarks)) + ")",
+                           "make one table per benchmark")
+    benchmark = benchmarks.pop()
+    names = [_system_name(run) for run in runs]
+    duplicated = {name for name in names if names.count(name) > 1}
+    names = [f"{name} ({run.path.name})" if name in duplicated else name for name, run in zip(names, runs)]
+    if benchmark == "sandglass":
+        headlines, extra = SANDGLASS_HEADLINES, list(SANDGLASS_EXTRA)
+    else:
+        headlines = INSTTRANS_HEADLINES
+        present = {cid for run in runs for cid in run.summary.get("by_constraint", {})}
+        extra = [cid for cid in CONSTRAINT_KINDS if cid in present]
+    columns = ["run", "n", "formal"]
+    for name in headlines:
+        columns += [name, f"{name}_low", f"{name}_high"]
+    columns += extra + ["signature", "differs_from_first", "path"]
+    rows = []
+    for name, run in zip(names, runs):
+        summary = run.summary
+        row = {"run": name, "n": summary["data"]["n_instances"], "formal": bool(summary["formal"])}
+        for metric in headlines:
+            entry = summary.get(metric) or {}
+            interval = entry.get("ci95") or [None, None]
+            row.update({metric: entry.get("value"), f"{metric}_low": interval[0], f"{metric}_high": interval[1]})
+        for column in extra:
+            if benchmark == "sandglass":
+                row[column] = (summary.get("overall") or {}).get(column)
+            else:
+                entry = summary.get("by_constraint", {}).get(column) or {}
+                row[column] = entry.get("pass_rate", entry.get("mean"))
+        differences = signature_check(runs[0], run)["differences"]
+        row.update(signature=summary["signature"], differs_from_first=",".join(item["key"] for item in differences),
+                   path=str(run.path))
+        rows.append(row)
+    headline = headline_of(benchmark, rows)
+    lower_is_better = headline == "mean_abs_dev"
+    rows.sort(key=lambda row: (row[headline] is None,
+                               0 if row[headline] is None else (row[headline] if lower_is_better else -row[headline]),
+                               row["run"]))
+    return rows, columns, headline
+
+
+# ---------------------------------------------------------------------------------------------
+# CSV (round-trips) and Markdown
+# ---------------------------------------------------------------------------------------------
+
+def _csv_cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def leaderboard_csv(rows: list[dict], columns: list[str]) -> str:
+    """CSV text; an empty cell is a metric that was not scored."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_csv_cell(row.get(column)) for column in columns])
+    return buffer.getvalue()
+
+
+def read_leaderboard_csv(text: str) -> list[dict]:
+    """The rows of leaderboard_csv's text, typed back: the inverse of writing."""
+    reader = csv.DictReader(io.StringIO(text))
+    rows = []
+    for raw in reader:
+        row = {}
+        for column, cell in raw.items():
+            if column in TEXT_COLUMNS:
+                row[column] = cell
+            elif cell == "":
+                row[column] = None
+            elif column in INT_COLUMNS:
+                row[column] = int(cell)
+            elif column in BOOL_COLUMNS:
+                row[column] = cell == "true"
+            else:
+                row[column] = float(cell)
+        rows.append(row)
+    return rows
+
+
+def _number(value, digits: int = 4) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) -> str:
+    """A Markdown table: metrics with their interval, rates, and a flag for runs whose
+    signature differs from the first run's."""
+    metrics = [column for column in columns if f"{column}_low" in columns]
+    rates = [column for column in columns if column not in metrics and not column.endswith(("_low", "_high"))
+             and column not in ("run", "n", "formal", "signature", "differs_from_first", "path")]
+    header = ["run", "n", "formal", *metrics, *rates, "signature"]
+    lines = [f"Sorted by {headline}. † signature differs from the first run's (not comparable).", "",
+             "| " + " | ".join(header) + " |", "|---|---:|---|" + "---:|" * (len(metrics) + len(rates)) + "---|"]
+    for row in rows:
+        cells = [row["run"].replace("|", "\\|") + (" †" if row["differs_from_first"] else ""), str(row["n"]),
+                 "yes" if row["formal"] else "no"]
+        for metric in metrics:
+            value, low, high = row[metric], row[f"{metric}_low"], row[f"{metric}_high"]
+            cells.append("n/a" if value is None else
+                         f"{value:.4f} [{_number(low)}, {_number(high)}]" if low is not None else f"{value:.4f}")
+        cells += [_number(row[rate]) for rate in rates]
+        flag = f" (differs: {row['differs_from_first']})" if row["differs_from_first"] else ""
+        cells.append(f"`{row['signature']}`".replace("|", "\\|") + flag)  # GFM: a pipe in a cell is escaped
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = HarnessParser(prog="python -m eval.leaderboard",
+                                     description="One row per run, sorted by the headline metric (docs/compare.md).")
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py")
+    parser.add_argument("--csv", type=Path, metavar="PATH", help="write the table as CSV")
+    parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table as Markdown")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from eval.cli import run_cli
+    from eval.outputs import write_atomic
+
+    def run(arguments: list[str] | None) -> int:
+        args = build_parser().parse_args(arguments)
+        rows, columns, headline = leaderboard_rows(args.runs)
+        table = leaderboard_markdown(rows, columns, headline)
+        print(table, end="")
+        if args.csv:
+            write_atomic(args.csv, leaderboard_csv(rows, columns))
+            print(f"wrote {args.csv}")
+        if args.markdown:
+            write_atomic(args.markdown, table)
+            print(f"wrote {args.markdown}")
+        return 0
+
+    return run_cli(run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

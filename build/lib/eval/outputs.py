@@ -1,0 +1,94 @@
+"""Writing files (SPEC §11): atomic single files, and the all-or-nothing set of result files.
+
+Every result file is first written under a temporary name in its own directory, then all are
+renamed into place with summary.json last; a failure at any byte removes the temporaries and any
+result already renamed, so an output directory holds either a whole result or none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+# The files a run writes, in the order they are renamed into place: summary.json last, so its
+# presence means the run finished. Only these are ever removed from an output directory.
+RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "summary.json")
+
+
+def _temporary_copy(path: Path, text: str) -> Path:
+    """`text` in a new file beside `path`, readable by others like any result."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; results are meant to be shared
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return Path(temporary)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same directory."""
+    temporary = _temporary_copy(path, text)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def result_paths(output_dir: Path) -> list[Path]:
+    return [output_dir / name for name in RESULT_FILES]
+
+
+def remove_previous_results(output_dir: Path) -> None:
+    """Delete the result files of an earlier run (only those: the Judge cache and anything else
+    in the directory stay), so that nothing of it can pass for this run's result."""
+    for path in result_paths(output_dir):
+        path.unlink(missing_ok=True)
+
+
+def write_results(output_dir: Path, texts: dict[str, str]) -> None:
+    """Write the result files named in `texts` all or nothing, summary.json last."""
+    names = [name for name in RESULT_FILES if name in texts]
+    unknown = set(texts) - set(names)
+    if unknown:
+        raise ValueError(f"not result files: {sorted(unknown)}")
+    temporaries: dict[str, Path] = {}
+    placed: list[Path] = []
+    try:
+        for name in names:
+            temporaries[name] = _temporary_copy(output_dir / name, texts[name])
+        for name in names:
+            os.replace(temporaries[name], output_dir / name)
+            del temporaries[name]
+            placed.append(output_dir / name)
+    except BaseException:
+        for path in [*temporaries.values(), *placed]:
+            path.unlink(missing_ok=True)
+        raise
+
+
+# Characters that str.splitlines() treats as line breaks; escaped so a JSONL record stays one line
+# for every reader (SPEC §1: source texts contain U+2028).
+_LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085",
+                                      "\x1c": "\\u001c", "\x1d": "\\u001d", "\x1e": "\\u001e"})
+
+
+def jsonl_line(value) -> str:
+    """One JSONL record: UTF-8 text kept readable, every line-breaking character escaped."""
+    text = json.dumps(value, ensure_ascii=False)
+    if any(character in text for character in "\u2028\u2029\x85\x1c\x1d\x1e"):  # rare; translate is slow
+        text = text.translate(_LINE_BREAKS_IN_JSON)
+    return text + "\n"
+
+
+def json_text(value) -> str:
+    """A pretty JSON document (summary.json)."""
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"

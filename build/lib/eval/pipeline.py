@@ -1,0 +1,157 @@
+"""The run pipeline both benchmarks share (SPEC §6, §9–§11).
+
+evaluate.py: settings → data → predictions → lock → Judge → scoring → aggregation → outputs.
+The order keeps a failed run harmless: everything that can be checked is checked before the
+output directory is touched, and the result files appear all at once or not at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eval import __version__
+from eval.benchmark import Benchmark
+from eval.benchmarks import get_benchmark, other_benchmark_hint
+from eval.config import DataSource, RunConfig
+from eval.data import LoadedData, load_data
+from eval.errors import ConfigError
+from eval.failures import failures_markdown_text
+from eval.known_data import data_reasons, identify, signature_part
+from eval.locking import hold_lock
+from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
+                          write_results)
+from eval.predictions import load_predictions, predictions_block
+from eval.provenance import make_signature, run_reasons
+from eval.report_html import render_report_html
+from eval.system_meta import system_summary
+
+
+def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
+    return load_data(source, bench.default_data, bench.default_dataset, bench.validate_rows)
+
+
+def read_case_ids(path: Path, known: set[str]) -> list[str]:
+    """The ids of a --case-ids file: one per line, blank lines ignored, each in the data."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"--case-ids {path}: cannot be read ({error})", "give a UTF-8 file with one case_id per line")
+    first_line: dict[str, int] = {}  # case_id -> its line, in file order
+    for number, line in enumerate(text.split("\n"), 1):
+        case_id = line.strip()
+        if not case_id:
+            continue
+        if case_id not in known:
+            raise ConfigError(f"{path}:{number}: case_id {case_id!r} is not in the data",
+                              "list only ids of the data being scored")
+        if case_id in first_line:
+            raise ConfigError(f"{path}:{number}: case_id {case_id!r} is listed twice (first at line "
+                              f"{first_line[case_id]})", "list each id once")
+        first_line[case_id] = number
+    if not first_line:
+        raise ConfigError(f"--case-ids {path}: the file lists no case_id", "write one case_id per line")
+    return list(first_line)
+
+
+def selected_rows(data: LoadedData, config: RunConfig) -> list[dict]:
+    """The rows this run scores, in data order: --case-ids, else the first --limit rows, else all."""
+    if config.case_ids is not None:
+        if config.limit is not None:
+            raise ConfigError("--case-ids and --limit choose the scored rows in two ways", "drop one of them")
+        wanted = set(read_case_ids(config.case_ids, {row["case_id"] for row in data.rows}))
+        return [row for row in data.rows if row["case_id"] in wanted]
+    return data.rows[: config.limit] if config.limit else data.rows
+
+
+def refuse_inputs_among_results(config: RunConfig) -> None:
+    """An input that is one of this run's result files would be deleted before it is read (§11)."""
+    results = {path.resolve() for path in result_paths(config.output_dir)}
+    inputs = [("--predictions", config.predictions), ("--data", config.source.path), ("--case-ids", config.case_ids),
+              ("--judge-cache", config.judge_cache)]
+    for flag, path in inputs:
+        if path is not None and Path(path).resolve() in results:
+            raise ConfigError(f"{flag} {path} is one of this run's result files, which a run replaces",
+                              "move the file out of --output-dir, or choose another --output-dir")
+
+
+def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: list[dict], predictions: dict,
+                  prediction_lines: int, scores: list[dict], judge_block: dict | None,
+                  extra_reasons: list[str]) -> dict:
+    """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
+    known_as = identify(data.sha256, bench.name)
+    reasons = run_reasons(len(rows), len(data.rows), config.limit,
+                          None if config.case_ids is None else str(config.case_ids), config.skip_judge,
+                          bench.unscored_without_judge)
+    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
+    reasons += extra_reasons
+    system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
+    summary = {
+        "harness_version": __version__,
+        "benchmark": bench.name,
+        "formal": not reasons,
+        "non_formal_reasons": reasons,
+        "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
+                 "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
+        "predictions": predictions_block(config.predictions, prediction_lines,
+                                         sum(score["status"] == "missing" for score in scores),
+                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row))
+                                          for row in rows], [row["case_id"] for row in rows]),
+        **bench.settings(config),
+        "judge": judge_block,
+        "system": system,
+        "signature": make_signature(data.sha256, len(rows), judge_block,
+                                    settings=(signature_part(known_as), *bench.signature_parts(config), *system_part),
+                                    benchmark=bench.signature_tag),
+    }
+    summary.update(bench.metrics(scores, not config.skip_judge))
+    if bench.companion_metrics is not None:
+        bench.companion_metrics(summary, rows, predictions, scores, config)
+    return summary
+
+
+def run_evaluation(config: RunConfig) -> int:
+    """Score one predictions file; returns the exit status (errors raise HarnessError)."""
+    bench = get_benchmark(config.benchmark)
+    extra_reasons = bench.check_config(config)
+    refuse_inputs_among_results(config)
+    data = load_benchmark_data(bench, config.source)
+    rows = selected_rows(data, config)
+    scored_ids = {row["case_id"] for row in rows}
+    ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
+    predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
+                                                        lambda case_id: other_benchmark_hint(bench.name, case_id))
+
+    # One run at a time per output directory; from here on the directory changes, and no earlier
+    # result may pass for this run's.
+    with hold_lock(config.output_dir, "output directory", is_dir=True):
+        remove_previous_results(config.output_dir)
+        verdicts, judge_block = None, None
+        if config.judge is not None:
+            from eval import judge_client
+
+            verdicts, judge_block = judge_client.run_judge_prompts(
+                bench.judge_requests(rows, predictions), config.judge, config.cache_path, bench.prompt_versions,
+                progress=not config.quiet)
+        scores = bench.score_rows(rows, predictions, verdicts, config)
+        summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
+                                extra_reasons)
+        write_results(config.output_dir, {
+            "scores.jsonl": "".join(jsonl_line(score) for score in scores),
+            "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
+            "report.html": render_report_html(summary, scores),
+            "summary.json": json_text(summary),
+        })
+    if not config.quiet:
+        print(bench.console_table(summary))
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
+    return 0
+
+
+def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, output: Path) -> int:
+    """prepare_inputs.py: one `{case_id, messages}` line per row, never the reference."""
+    bench = get_benchmark(benchmark)
+    data = load_benchmark_data(bench, source)
+    rows = data.rows[:limit] if limit else data.rows
+    write_atomic(output, "".join(jsonl_line(bench.model_input(row)) for row in rows))
+    print(f"wrote {len(rows)} {bench.title} model inputs to {output}")
+    return 0

@@ -1,0 +1,151 @@
+"""Loading a predictions JSONL (SPEC §6): strict about the file, exact about the text.
+
+The prediction text is kept exactly as given: the rules see it unstripped and unnormalised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Callable
+
+from eval.data import file_sha256, read_jsonl_objects
+from eval.errors import PredictionError
+
+_FENCE = re.compile(r"```")
+_DECODER = json.JSONDecoder()
+
+
+def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = frozenset(),
+                     other_benchmark_hint: Callable[[str], str | None] | None = None) -> tuple[dict, int]:
+    """({case_id: prediction or None}, number of lines) from a predictions file.
+
+    Stops with PredictionError (file, line, hint) on every error SPEC §6 lists. `ignored_ids`
+    are data rows outside a `--limit` run: their predictions are accepted and left unscored.
+    `other_benchmark_hint(case_id)` may name the flag that fits an id this data lacks (predictions
+    of another benchmark).
+    """
+    entries = read_jsonl_objects(Path(path), kind=PredictionError)
+    if not entries:
+        raise PredictionError(f"{path}: the predictions file holds no prediction; a run where every instance is "
+                              "missing is not an evaluation",
+                              'write one line per instance: {"case_id": "...", "prediction": "..."}')
+    predictions: dict[str, str | None] = {}
+    first_line: dict[str, int] = {}
+    for number, entry in entries:
+        where = f"{path}:{number}"
+        if not isinstance(entry, dict):
+            raise PredictionError(f"{where}: a prediction line must be a JSON object, got {type(entry).__name__}",
+                                  'write JSONL, one object per line: {"case_id": "...", "prediction": "..."}')
+        case_id = entry.get("case_id")
+        wrapped = [key for key, value in entry.items() if isinstance(value, list)] if "case_id" not in entry else []
+        if wrapped:
+            raise PredictionError(f"{where}: the line is a wrapper object holding a list under {wrapped[0]!r}, "
+                                  "not one prediction",
+                                  'write JSONL, one object per line: {"case_id": "...", "prediction": "..."}')
+        if not isinstance(case_id, str):
+            problem = "has no case_id" if "case_id" not in entry else f"has a case_id of type {type(case_id).__name__}"
+            raise PredictionError(f"{where}: the line {problem}", "case_id must be the data row's id, as a string")
+        if "prediction" not in entry:
+            raise PredictionError(f"{where}: case_id {case_id!r} has no 'prediction' field",
+                                  "write the translation as a string, or null when there is none")
+        prediction = entry["prediction"]
+        if prediction is not None and not isinstance(prediction, str):
+            raise PredictionError(
+                f"{where}: the prediction of {case_id!r} is a JSON {type(prediction).__name__}, not a string or null",
+                "serialise JSON-format translations to a string (json.dumps(obj, ensure_ascii=False))")
+        if case_id in first_line:
+            raise PredictionError(f"{where}: duplicate case_id {case_id!r} (first at line {first_line[case_id]})",
+                                  "keep one prediction per case_id")
+        first_line[case_id] = number
+        if case_id not in known_ids and case_id not in ignored_ids:
+            hint = other_benchmark_hint(case_id) if other_benchmark_hint is not None else None
+            raise PredictionError(f"{where}: case_id {case_id!r} is not in the data",
+                                  hint or "check that the predictions belong to this data file (--data / --dataset)")
+        if case_id in known_ids:
+            predictions[case_id] = prediction
+    return predictions, len(entries)
+
+
+DIAGNOSTICS = ("code_fence", "think_block", "text_around_json")
+
+
+def predictions_block(path: Path, lines: int, missing: int, scored: list[tuple[str | None, str]],
+                      case_ids: list[str] | None = None) -> dict:
+    """The summary's `predictions` block: file, its SHA-256, line count, missing count and wrapper
+    diagnostics.
+
+    `scored` holds (prediction, source text) for every scored instance; with `case_ids` (in the
+    same order) the block also names the instances of each diagnostic, for the report's failures
+    section (SPEC §11). The SHA-256 lets eval.compare tell that two runs scored the same
+    predictions (Judge agreement, SPEC §12).
+    """
+    counts: dict[str, int] = dict.fromkeys(DIAGNOSTICS, 0)
+    named: dict[str, list[str]] = {name: [] for name in DIAGNOSTICS}
+    for position, (prediction, source_text) in enumerate(scored):
+        if not is_missing(prediction):
+            for name, present in wrapper_diagnostics(prediction, source_text).items():
+                counts[name] += present
+                if present and case_ids is not None:
+                    named[name].append(case_ids[position])
+    block = {"path": str(path), "sha256": file_sha256(Path(path)), "rows": lines, "missing": missing,
+             "diagnostics": counts}
+    if case_ids is not None:
+        block["diagnostic_case_ids"] = named
+    return block
+
+
+def is_missing(prediction: str | None) -> bool:
+    """SPEC §6: null, empty or whitespace-only predictions are missing."""
+    return prediction is None or not prediction.strip()
+
+
+def wrapper_diagnostics(prediction: str, source_text: str = "") -> dict[str, bool]:
+    """Which kinds of wrapper a prediction carries; reported, never scored (SPEC §6).
+
+    A fence or `<think>` block that the source itself contains (a Markdown code block, say) is
+    content, not a wrapper, and is not counted.
+    """
+    return {
+        "code_fence": bool(_FENCE.search(prediction)) and not _FENCE.search(source_text),
+        "think_block": _has_think_block(prediction) and not _has_think_block(source_text),
+        "text_around_json": _has_text_around_json(prediction) and not _is_json(prediction),
+    }
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _has_think_block(text: str) -> bool:
+    """A `<think>` block: closed anywhere, or opened at the start and never closed (cut off)."""
+    lowered = text.lower()
+    start = lowered.find("<think>")
+    if start < 0:
+        return False
+    return lowered.find("</think>", start) >= 0 or not text[:start].strip()
+
+
+def _has_text_around_json(prediction: str, attempts: int = 64) -> bool:
+    """True when a JSON object sits inside other text (prose, a fence) rather than alone.
+
+    Tries the first `attempts` opening braces only, so degenerate output stays linear.
+    """
+    start = prediction.find("{")
+    for _ in range(attempts):
+        if start == -1:
+            return False
+        try:
+            value, end = _DECODER.raw_decode(prediction, start)
+        except (ValueError, RecursionError):  # not JSON there, or nested too deep to read
+            start = prediction.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return bool(prediction[:start].strip() or prediction[end:].strip())
+        start = prediction.find("{", end)
+    return False

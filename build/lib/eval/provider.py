@@ -1,0 +1,619 @@
+"""Run-wide provider health and one guarded HTTP exchange with an OpenAI-compatible provider (SPEC §10).
+
+A provider is judged for the run, not per request. `ProviderHealth` holds what every request of
+the run shares: a breaker opened by consecutive failures (transport errors, timeouts, 5xx, a 200
+carrying an error) that lets no new request start, then one probe after a cool-down, and gives up
+with `ProviderDown` once the provider has been down for the run-level deadline; a pool-wide pause
+after a 429 until the announced time; and a concurrency limit that halves on a 429 and grows back
+by one per round of successes, so a rate limit without any header is found as well. `send` is one
+request through that health object: it retries what is transient, counts a 429 against no one,
+caps the reply at 64 KB, and redacts secrets from every message it makes.
+
+Both the Judge (eval/judge_client.py) and the prediction client build on this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import math
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from eval.errors import ConfigError, HarnessError, JudgeError
+
+if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
+    import httpx
+
+MAX_REPLY_BYTES = 64 * 1024  # a verdict or a translation of one row is far smaller (SPEC §10)
+MAX_PAUSE_S = 600.0  # an announced wait longer than this is taken as this
+MESSAGE_LIMIT = 500
+REJECTION_STATUSES = frozenset({400, 401, 403, 404})
+TRANSIENT_STATUSES = frozenset({408, 409})  # plus every 5xx; 429 is handled on its own
+REDACTED = "[redacted]"
+SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+class ProviderDown(JudgeError):
+    """The provider stayed down past the run's deadline (exit 3); names the host and last cause."""
+
+    def __init__(self, host: str, last_cause: str, hint: str | None = None):
+        super().__init__(f"the provider at {host} is not answering: {last_cause}", hint=hint)
+        self.host = host
+        self.last_cause = last_cause
+
+
+class ProviderRejected(HarnessError):
+    """The provider refused the request itself (4xx other than 408/409/429): retrying cannot help.
+
+    `provider_message` is the provider's own words (redacted, cut), `param` the field it blames.
+    400/401/403/404 are configuration problems (exit 2); any other 4xx exits 3.
+    """
+
+    def __init__(self, host: str, status: int, provider_message: str, param: str = ""):
+        super().__init__(f"{host} answered HTTP {status}: {provider_message}")
+        self.host = host
+        self.status = status
+        self.provider_message = provider_message
+        self.param = param
+        self.exit_status = 2 if status in REJECTION_STATUSES else 3
+
+
+class ProviderFailing(JudgeError):
+    """One request kept failing while the provider answered others (its own retries ran out)."""
+
+    def __init__(self, host: str, last_cause: str, attempts: int):
+        super().__init__(f"{host} kept failing this request: {last_cause} (after {attempts} attempts)")
+        self.host = host
+        self.last_cause = last_cause
+        self.attempts = attempts
+
+
+class ReplyTooLarge(JudgeError):
+    """A 2xx reply larger than `MAX_REPLY_BYTES`: no verdict or row translation is that long."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets
+# ---------------------------------------------------------------------------------------------
+
+_BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20|\+)[^\s\"'<>,;\\]+")
+
+
+def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api_key: str, *,
+                       missing_hint: str, example: str, endpoint_hint: str) -> None:
+    """One OpenAI-compatible endpoint's settings, checked before any work (SPEC §10, §13): both set,
+    the base an http(s) URL without credentials and without an endpoint path, the key sendable in
+    a header. Shared by the Judge (JUDGE_*) and predict.py (MODEL_*); messages never hold the key."""
+    import httpx  # heavy: only the paths that talk to a provider need it
+
+    for name, value in ((base_variable, api_base), (key_variable, api_key)):
+        if not value:
+            raise ConfigError(f"{name} is not set", hint=missing_hint)
+    try:
+        url = httpx.URL(api_base)
+    except (httpx.InvalidURL, TypeError):
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(f"{base_variable} is not an http(s) URL", hint=example)
+    if url.userinfo:
+        raise ConfigError(f"{base_variable} must not carry credentials", hint=f"put the key in {key_variable}")
+    if url.path.rstrip("/").endswith(("/chat/completions", "/responses")):
+        raise ConfigError(f"{base_variable} names an endpoint, not the API base", hint=endpoint_hint)
+    if not (api_key.isascii() and api_key.isprintable()):
+        raise ConfigError(f"{key_variable} holds characters that cannot be sent in an HTTP header",
+                          hint="copy the key again: it must be printable ASCII")
+
+
+def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:
+    """`text` without the secrets, any piece of them of 12 characters or more, and any `Bearer`
+    value; only then cut to `limit` characters, so a cut can never leave a key's prefix behind."""
+    pieces: set[str] = set()
+    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+        if len(secret) > SECRET_PIECE:
+            pieces.update(secret[i:i + SECRET_PIECE] for i in range(len(secret) - SECRET_PIECE + 1))
+    if pieces:
+        covered = [False] * len(text)
+        for start in range(len(text) - SECRET_PIECE + 1):
+            if text[start:start + SECRET_PIECE] in pieces:
+                covered[start:start + SECRET_PIECE] = [True] * SECRET_PIECE
+        if any(covered):
+            out, inside = [], False
+            for char, hidden in zip(text, covered):
+                if hidden and not inside:
+                    out.append(REDACTED)
+                elif not hidden:
+                    out.append(char)
+                inside = hidden
+            text = "".join(out)
+    text = _BEARER.sub(lambda match: f"{match.group(1)} {REDACTED}", text)
+    if limit is not None and len(text) > limit:
+        text = text[: max(0, limit - 1)] + "…"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Announced waits
+# ---------------------------------------------------------------------------------------------
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def _duration_seconds(value: str) -> float | None:
+    """OpenAI's reset spelling (`1s`, `6m0s`, `20ms`, `1h2m3.5s`) or a plain number of seconds."""
+    value = value.strip().lower()
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    parts = _DURATION_PART.findall(value)
+    if not parts or "".join(number + unit for number, unit in parts) != value:
+        return None
+    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    return sum(float(number) * scale[unit] for number, unit in parts)
+
+
+def _seconds_or_date(value: str, now: float) -> float | None:
+    try:
+        return float(value.strip())
+    except ValueError:
+        pass
+    try:
+        return email.utils.parsedate_to_datetime(value.strip()).timestamp() - now
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def retry_after_seconds(headers: "httpx.Headers | dict[str, str]", now: float | None = None) -> float | None:
+    """How long a 429 asks the client to wait, from any spelling providers and gateways use:
+    `retry-after-ms`, `retry-after` (seconds or an HTTP date), `llm_provider-retry-after` (LiteLLM
+    passing the upstream's on), and `x-ratelimit-reset-requests` / `-tokens` (the longer of the
+    two). None when no header says; the value is clamped to [0, MAX_PAUSE_S]."""
+    lower = {name.lower(): value for name, value in headers.items()}
+    now = time.time() if now is None else now
+    seconds: float | None = None
+    if "retry-after-ms" in lower:
+        try:
+            seconds = float(lower["retry-after-ms"]) / 1000
+        except ValueError:
+            seconds = None
+    for name in ("retry-after", "llm_provider-retry-after"):
+        if seconds is None and name in lower:
+            seconds = _seconds_or_date(lower[name], now)
+    if seconds is None:
+        resets = [_duration_seconds(lower[name]) for name in ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens")
+                  if name in lower]
+        resets = [value for value in resets if value is not None]
+        seconds = max(resets) if resets else None
+    if seconds is None or math.isnan(seconds):
+        return None
+    return min(max(seconds, 0.0), MAX_PAUSE_S)
+
+
+# ---------------------------------------------------------------------------------------------
+# Run-wide health
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Ticket:
+    """The permission to send one request; `probe` when it tests a provider the breaker holds down."""
+
+    started: float
+    probe: bool
+
+
+class ProviderHealth:
+    """What every request of a run knows about the provider (SPEC §10). Not thread-safe: one
+    event loop uses it.
+
+    - `failure_threshold` consecutive failures open the breaker; while it is open only one probe
+      runs, after a cool-down that doubles from `cooldown_s` up to `cooldown_max_s`.
+    - The run gives up (`ProviderDown`) when the next probe could not start before `deadline_s`
+      after the first failed request of the streak was sent. While no request of the run has
+      succeeded and every failure is a refused connection or an unknown host, the deadline is
+      `startup_deadline_s`: a wrong address is reported within seconds, naming `setting`.
+    - A 429 pauses the pool until the announced time (or for a short blind pause, doubling while
+      429s keep coming) and halves the concurrency limit; each success adds 1/limit to it.
+    """
+
+    def __init__(self, host: str, *, max_concurrency: int, deadline_s: float = 30.0,
+                 notify: Callable[[str], None] | None = None, setting: str = "JUDGE_API_BASE",
+                 failure_threshold: int = 5, cooldown_s: float = 1.0, cooldown_max_s: float = 8.0,
+                 backoff_s: float = 0.5, backoff_max_s: float = 8.0, startup_deadline_s: float = 5.0,
+                 blind_pause_s: float = 0.5, clock: Callable[[], float] = time.monotonic):
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.host = host
+        self.max_concurrency = max_concurrency
+        self.deadline_s = deadline_s
+        self.notify = notify
+        self.setting = setting
+        self.failure_threshold = max(1, failure_threshold)
+        self.cooldown_s, self.cooldown_max_s = cooldown_s, max(cooldown_s, cooldown_max_s)
+        self.backoff_s, self.backoff_max_s = backoff_s, backoff_max_s
+        self.startup_deadline_s = min(startup_deadline_s, deadline_s)
+        self.blind_pause_initial_s = blind_pause_s
+        self.clock = clock
+        # counters for the progress line
+        self.sent = 0
+        self.in_flight = 0
+        self.retries = 0
+        self.rate_limited = 0
+        self.failures = 0
+        self.succeeded = 0
+        # state
+        self.limit = float(max_concurrency)
+        self.streak = 0
+        self.streak_started: float | None = None
+        self.streak_unreachable = True  # every failure of the streak: refused / unknown host
+        self.ever_succeeded = False
+        self.breaker_open = False
+        self.probing = False
+        self.next_probe_at = 0.0
+        self.cooldown = cooldown_s
+        self.paused_until = 0.0
+        self.last_cut_at = -math.inf
+        self.blind_pause = blind_pause_s
+        self.last_cause = ""
+        self.down: ProviderDown | None = None
+        self.stopped: BaseException | None = None
+        self._changed: asyncio.Event | None = None
+
+    # -- what the progress line shows --------------------------------------------------------
+
+    def counters(self) -> dict[str, int]:
+        return {"sent": self.sent, "in_flight": self.in_flight, "retries": self.retries,
+                "rate_limited": self.rate_limited, "failures": self.failures}
+
+    def state_line(self) -> str | None:
+        """One line while the run is held up, e.g. "provider not answering, retrying in 8 s"."""
+        now = self.clock()
+        if self.down is not None:
+            return "provider down, giving up"
+        if self.breaker_open:
+            if self.probing:
+                return "provider not answering, probing"
+            return f"provider not answering, retrying in {max(1, math.ceil(self.next_probe_at - now))} s"
+        if now < self.paused_until:
+            return f"rate limited, resuming in {max(1, math.ceil(self.paused_until - now))} s"
+        return None
+
+    # -- admission ---------------------------------------------------------------------------
+
+    def _event(self) -> asyncio.Event:
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
+    def _wake(self) -> None:
+        """Wake every waiting `acquire`: each looks at the state again (one event loop, no lock)."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    async def _wake_all(self) -> None:
+        self._wake()
+
+    def _deadline_at(self) -> float:
+        budget = self.startup_deadline_s if (self.streak_unreachable and not self.ever_succeeded) else self.deadline_s
+        return (self.streak_started if self.streak_started is not None else self.clock()) + budget
+
+    def _give_up(self) -> ProviderDown:
+        if self.down is None:
+            hint = "the verdicts received so far are cached; rerun to resume"
+            if self.streak_unreachable and not self.ever_succeeded:
+                hint = (f"nothing accepts connections at {self.host}: check {self.setting} (host and port); "
+                        + hint)
+            self.down = ProviderDown(self.host, self.last_cause or "no answer", hint=hint)
+            self._say(f"giving up on {self.host}: {self.last_cause}")
+            self._wake()  # every waiter must see it
+        return self.down
+
+    def stop(self, reason: BaseException) -> None:
+        """The run is stopping for its own reason (an invalid verdict, Ctrl-C): from now on
+        `acquire` raises `reason`, so no new request or retry starts; requests in flight finish."""
+        if self.stopped is None:
+            self.stopped = reason
+            self._wake()
+
+    def time_left(self, ticket: Ticket, timeout: float) -> float:
+        """The timeout of one attempt: a probe never runs past the deadline."""
+        if ticket.probe:
+            return max(0.05, min(timeout, self._deadline_at() - self.clock()))
+        return timeout
+
+    async def acquire(self) -> Ticket:
+        """Wait until a request may start; raises ProviderDown once the run has given up."""
+        while True:
+            now = self.clock()
+            if self.stopped is not None:
+                raise self.stopped
+            if self.down is not None:
+                raise self.down
+            wake: float | None = None
+            if self.breaker_open:
+                if not self.probing:
+                    if self.next_probe_at >= self._deadline_at() - 0.05:
+                        raise self._give_up()
+                    start_at = max(self.next_probe_at, self.paused_until)
+                    if now >= start_at:
+                        self.probing = True
+                        return self._start(now, probe=True)
+                    wake = start_at
+            elif now < self.paused_until:
+                wake = self.paused_until
+            elif self.in_flight < max(1, int(self.limit)):
+                return self._start(now, probe=False)
+            event = self._event()
+            try:
+                await asyncio.wait_for(event.wait(), None if wake is None else max(0.0, wake - now))
+            except asyncio.TimeoutError:
+                pass
+
+    def _start(self, now: float, probe: bool) -> Ticket:
+        self.in_flight += 1
+        self.sent += 1
+        return Ticket(started=now, probe=probe)
+
+    # -- outcomes ----------------------------------------------------------------------------
+
+    async def record_success(self, ticket: Ticket, headers: "httpx.Headers | dict | None" = None) -> None:
+        """A usable answer: the streak ends, the breaker closes, the limit grows by 1/limit."""
+        self.in_flight -= 1
+        self.succeeded += 1
+        self.ever_succeeded = True
+        if self.breaker_open:
+            self._say(f"{self.host} answers again")
+        self._close()
+        self.limit = min(float(self.max_concurrency), self.limit + 1.0 / self.limit)
+        self.blind_pause = self.blind_pause_initial_s
+        if headers is not None:  # a provider that says its window is used up: wait before the 429
+            lower = {name.lower(): value for name, value in headers.items()}
+            if lower.get("x-ratelimit-remaining-requests", "").strip() == "0":
+                wait = retry_after_seconds({"x-ratelimit-reset-requests": lower.get("x-ratelimit-reset-requests", "")})
+                if wait:
+                    self.paused_until = max(self.paused_until, self.clock() + wait)
+        await self._wake_all()
+
+    async def record_answer(self, ticket: Ticket) -> None:
+        """An answer that proves the provider alive but is no success (a rejection, a bad body)."""
+        self.in_flight -= 1
+        self.ever_succeeded = True
+        self._close()
+        await self._wake_all()
+
+    async def record_failure(self, ticket: Ticket, cause: str, *, unreachable: bool = False) -> bool:
+        """A transient failure; returns True when it counts against the request's own retries
+        (every failure does, a failed probe too, so --judge-max-retries still bounds a small run;
+        only 429s never count)."""
+        now = self.clock()
+        self.in_flight -= 1
+        self.failures += 1
+        self.last_cause = cause
+        if self.streak == 0:
+            self.streak_started = ticket.started
+            self.streak_unreachable = True
+        self.streak_started = min(self.streak_started, ticket.started)
+        self.streak_unreachable = self.streak_unreachable and unreachable
+        self.streak += 1
+        if ticket.probe:
+            self.probing = False
+            self.cooldown = min(self.cooldown * 2, self.cooldown_max_s)
+            self.next_probe_at = now + self.cooldown
+        elif not self.breaker_open and self.streak >= self.failure_threshold:
+            self.breaker_open = True
+            self.cooldown = self.cooldown_s
+            self.next_probe_at = now + self.cooldown
+            self._say(f"provider not answering ({cause}); retrying in {self.cooldown:g} s")
+        await self._wake_all()
+        return True
+
+    async def record_rate_limit(self, ticket: Ticket, wait_s: float | None) -> None:
+        """A 429: the provider is alive; the pool pauses and the concurrency limit halves."""
+        now = self.clock()
+        self.in_flight -= 1
+        self.rate_limited += 1
+        self._close()
+        if ticket.started >= self.last_cut_at:  # one cut per burst, not one per rejected request
+            self.limit = max(1.0, self.limit / 2)
+            self.last_cut_at = now
+        if wait_s is None:
+            wait_s = self.blind_pause * random.uniform(0.8, 1.2)
+            if ticket.started >= self.paused_until:
+                self.blind_pause = min(self.blind_pause * 2, 30.0)
+        resume = now + wait_s
+        if resume > self.paused_until + 1.0 and wait_s >= 2.0:
+            self._say(f"rate limited by {self.host}, resuming in {math.ceil(wait_s)} s")
+        self.paused_until = max(self.paused_until, resume)
+        await self._wake_all()
+
+    async def record_cancel(self, ticket: Ticket) -> None:
+        """The request was cancelled (the run is stopping): give its slot back."""
+        self.in_flight -= 1
+        if ticket.probe:
+            self.probing = False
+        await self._wake_all()
+
+    def retry_delay(self, failures: int) -> float:
+        """A request's own wait before it tries again after its `failures`-th failure (jittered)."""
+        return min(self.backoff_max_s, self.backoff_s * 2 ** max(0, failures - 1)) * random.uniform(0.5, 1.0)
+
+    def _close(self) -> None:
+        self.streak = 0
+        self.streak_started = None
+        self.streak_unreachable = True
+        self.breaker_open = False
+        self.probing = False
+        self.cooldown = self.cooldown_s
+
+    def _say(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
+
+
+# ---------------------------------------------------------------------------------------------
+# One request
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class ProviderReply:
+    """A 2xx answer: its status, headers, body text (at most MAX_REPLY_BYTES) and parsed JSON
+    (None when the body is not JSON: the caller decides what that means)."""
+
+    status: int
+    headers: "httpx.Headers"
+    text: str
+    payload: object = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+def usage_of(payload: object) -> dict[str, int]:
+    """Token counts of a Responses or Chat Completions body as input / output / total (zeros
+    where the provider does not say)."""
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    if not isinstance(usage, dict):
+        return {}
+
+    def number(*names: str) -> int:
+        for name in names:
+            value = usage.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return int(value)
+        return 0
+
+    counts = {"input_tokens": number("input_tokens", "prompt_tokens"),
+              "output_tokens": number("output_tokens", "completion_tokens")}
+    counts["total_tokens"] = number("total_tokens") or counts["input_tokens"] + counts["output_tokens"]
+    return counts
+
+
+def provider_message(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
+    """The provider's own error message and the `param` it blames, redacted, then cut."""
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return redact(text.strip(), secrets, MESSAGE_LIMIT), ""
+    error = payload.get("error", payload) if isinstance(payload, dict) else payload
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("detail") or json.dumps(error, ensure_ascii=False)
+        return redact(str(message), secrets, MESSAGE_LIMIT), redact(str(error.get("param") or ""), secrets, 100)
+    return redact(str(error), secrets, MESSAGE_LIMIT), ""
+
+
+def _failure_in_body(payload: object) -> str | None:
+    """Some gateways report a failure inside a 200: an `error` object, or Responses `failed`."""
+    if not isinstance(payload, dict):
+        return None
+    error = payload.get("error")
+    if error:
+        return str(error.get("message", error) if isinstance(error, dict) else error)
+    if payload.get("status") == "failed":
+        return 'response status "failed"'
+    return None
+
+
+async def _read_capped(response: "httpx.Response", cap: int) -> tuple[bytes, bool]:
+    """At most `cap` bytes of the decoded body; True when there was more."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        return b"", True
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            return b"".join(chunks)[:cap], True
+    return b"".join(chunks), False
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, body: bytes, headers: dict,
+               *, timeout: float, secrets: tuple[str, ...], max_retries: int = 6,
+               max_reply_bytes: int = MAX_REPLY_BYTES) -> ProviderReply:
+    """POST `body` until a 2xx with a usable body arrives (SPEC §10).
+
+    Transient faults (transport errors, `timeout` seconds without a full answer, 408, 409, 5xx,
+    a 200 carrying an error) are retried through `health`; a request's own failures are limited
+    to `max_retries` retries (then `ProviderFailing`); 429s are not counted.
+    Raises `ProviderRejected` for any other 4xx, `ProviderDown` when the run gives up,
+    `ReplyTooLarge` for a 2xx body over `max_reply_bytes`. Every message is redacted.
+    """
+    import httpx  # heavy: only the provider paths need it
+
+    failures = 0
+    first = True
+    while True:
+        ticket = await health.acquire()
+        if not first:
+            health.retries += 1
+        first = False
+        limit = health.time_left(ticket, timeout)
+        outcome: str
+        cause = ""
+        unreachable = False
+        try:
+            async with asyncio.timeout(limit):
+                async with client.stream("POST", url, content=body, headers=headers,
+                                         timeout=httpx.Timeout(limit)) as response:
+                    raw, too_large = await _read_capped(response, max_reply_bytes)
+            status = response.status_code
+        except (httpx.TransportError, httpx.DecodingError, TimeoutError) as error:
+            status = 0
+            if isinstance(error, TimeoutError) or isinstance(error, httpx.TimeoutException):
+                cause = f"no complete answer within {limit:g} s"
+            else:
+                cause = redact(_describe(error), secrets, MESSAGE_LIMIT)
+            unreachable = isinstance(error, httpx.ConnectError)
+        except BaseException:
+            await health.record_cancel(ticket)
+            raise
+        if status == 0:
+            outcome = "failure"
+        elif 200 <= status < 300:
+            if too_large:
+                await health.record_answer(ticket)
+                raise ReplyTooLarge(f"{health.host} sent a reply larger than {max_reply_bytes // 1024} KB "
+                                    "(no valid answer is that long)",
+                                    hint="check that the endpoint is an OpenAI-compatible API")
+            text = raw.decode("utf-8", errors="replace")
+            try:
+                payload = json.loads(text)
+            except ValueError:
+                payload = None
+            failure = _failure_in_body(payload)
+            if failure is None:
+                await health.record_success(ticket, response.headers)
+                return ProviderReply(status, response.headers, text, payload, usage_of(payload))
+            outcome, cause = "failure", f"HTTP {status} carrying an error: {redact(failure, secrets, 300)}"
+        else:
+            text = raw.decode("utf-8", errors="replace")
+            message, param = provider_message(text or response.reason_phrase, secrets)
+            if status == 429 and "insufficient_quota" not in text:
+                outcome = "rate_limited"
+            elif status in TRANSIENT_STATUSES or status >= 500:
+                outcome, cause = "failure", f"HTTP {status}: {message}"
+            else:
+                await health.record_answer(ticket)
+                raise ProviderRejected(health.host, status, message, param)
+        if outcome == "rate_limited":
+            await health.record_rate_limit(ticket, retry_after_seconds(response.headers))
+            continue
+        counts = await health.record_failure(ticket, cause, unreachable=unreachable)
+        if counts:
+            failures += 1
+            if failures > max_retries:
+                raise ProviderFailing(health.host, cause, failures)
+            await asyncio.sleep(health.retry_delay(failures))

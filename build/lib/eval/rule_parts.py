@@ -1,0 +1,66 @@
+"""What both hard-rule sets share (SPEC §7, §7b): reading a JSON text with a one-line reason, the
+cap on detail lists, and the syllable concordance that decides syllable_order once the lines are
+read."""
+
+from __future__ import annotations
+
+import json
+
+from eval.types import RuleVerdict
+
+DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items
+SYLLABLE_CONCORDANCE_MIN = 0.9
+
+
+def parse_json(text: str):
+    """(value, None) when `text` parses as JSON, else (None, a one-line reason)."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as error:
+        return None, f"{error.msg} at line {error.lineno} column {error.colno}"
+    except (ValueError, RecursionError) as error:
+        return None, type(error).__name__
+
+
+def json_type(value) -> str:
+    """The JSON name of a parsed value's type, for a detail ("a JSON array, not an object")."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object", type(None): "null"}.get(type(value), "value")
+
+
+def capped(items) -> list:
+    """The first few items of a detail list, so scores.jsonl stays compact."""
+    return list(items)[:DETAIL_LIST_LIMIT]
+
+
+def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVerdict:
+    """§7.2: over every pair of lines with different durations, an inversion is a pair whose
+    syllable counts differ and are ordered against the durations; passes at concordance ≥ 0.9
+    (fewer than two lines, or no comparable pair, passes)."""
+    from eval.syllable import count_syllables
+
+    counts = [count_syllables(line, lang) for line in lines]
+    detail: dict = {"counts": counts, "durations": list(durations)}
+    if len(lines) < 2:
+        return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
+    comparable = 0
+    inverted: list[list[int]] = []
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if durations[i] == durations[j]:
+                continue
+            comparable += 1
+            if counts[i] != counts[j] and (counts[i] < counts[j]) != (durations[i] < durations[j]):
+                inverted.append([i + 1, j + 1])
+    detail["comparable"] = comparable
+    detail["inversions"] = len(inverted)
+    if not comparable:
+        return RuleVerdict(True, {**detail, "note": "no comparable pair"})
+    concordance = 1 - len(inverted) / comparable
+    detail["concordance"] = round(concordance, 4)
+    if inverted:
+        detail["inverted_pairs"] = capped(inverted)
+    return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
