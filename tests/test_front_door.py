@@ -144,3 +144,51 @@ def test_no_network_with_no_cached_copy_fails_with_one_request(empty_hub_cache, 
         hub.load_test_split("SomeOwner/NotCached")
     message = str(caught.value)
     assert "cannot be reached" in message and "HF_HUB_OFFLINE=1" in message and "--data" in message
+
+
+# --- lock files ----------------------------------------------------------------------------------
+
+def test_a_run_leaves_no_lock_file_behind(tmp_path, monkeypatch):
+    from judge_server import JudgeServer
+
+    out = tmp_path / "out"
+    with JudgeServer() as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        monkeypatch.setenv("JUDGE_API_KEY", "k")
+        status = run_cli(evaluate.main, ["--predictions", str(ROOT / "data/example_predictions.jsonl"),
+                                         "--output-dir", str(out), "--limit", "5", "--quiet"])
+    assert status == 0
+    assert sorted(path.name for path in out.iterdir()) == ["judge_cache.sqlite", "report.html", "report.md",
+                                                           "scores.jsonl", "summary.json"]
+
+
+def test_a_killed_runs_lock_file_is_taken_over_and_removed(tmp_path):
+    from eval.locking import hold_lock
+
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".lock").write_text("pid 999999: a run that was killed\n", encoding="utf-8")
+    with hold_lock(tmp_path / "out", "output directory", is_dir=True) as lock_file:
+        assert str(__import__("os").getpid()) in lock_file.read_text(encoding="utf-8")
+    assert not (tmp_path / "out" / ".lock").exists()
+
+
+def test_a_lock_file_removed_after_it_was_opened_is_not_trusted(tmp_path, monkeypatch):
+    """The race the removal opens: B opens the file, A removes it and lets go, B locks the removed
+    inode. B must notice and lock the file now at the path instead."""
+    import os
+
+    from eval import locking
+
+    target, real_open, opened = tmp_path / "cache.sqlite", os.open, []
+
+    def open_then_lose_the_race(path, flags, mode=0o777):
+        descriptor = real_open(path, flags, mode)
+        if not opened:
+            os.unlink(path)  # the previous holder removes it right after our open
+        opened.append(path)
+        return descriptor
+
+    monkeypatch.setattr(locking.os, "open", open_then_lose_the_race)
+    with locking.hold_lock(target, "Judge cache") as lock_file:
+        assert len(opened) == 2 and lock_file.exists()
+        assert os.stat(lock_file).st_ino  # the file at the path is the one held
