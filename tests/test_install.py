@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -52,11 +53,14 @@ def test_console_commands_point_at_callables():
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A venv (seeing the global packages) with `pip install .` of this checkout: offline, no deps."""
-    venv = tmp_path_factory.mktemp("venv")
+    venv, source = tmp_path_factory.mktemp("venv"), tmp_path_factory.mktemp("source") / "checkout"
+    # a copy, so the build's egg-info and build/ folders land there and not in the checkout
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "outputs", "build", "*.egg-info",
+                                                                 "__pycache__", ".pytest_cache", ".venv"))
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     built = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                            "--no-build-isolation", "--no-index", str(ROOT)], capture_output=True, text=True)
+                            "--no-build-isolation", "--no-index", str(source)], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
     return venv
 
