@@ -83,7 +83,7 @@ def evaluate(predictions: str | Path, output_dir: str | Path, **options) -> RunR
     """Score `predictions` into `output_dir` exactly as evaluate.py does, and return the results.
 
     Progress and the console table are off unless `quiet=False` is given."""
-    from eval.cli import evaluate_parser, run_config_from_args
+    from eval.cli import evaluate_parser, paused_collector, run_config_from_args
     from eval.errors import ConfigError
     from eval.pipeline import run_evaluation
 
@@ -97,5 +97,7 @@ def evaluate(predictions: str | Path, output_dir: str | Path, **options) -> RunR
 
             raise ConfigError(unknown_flag_message(name, known).replace("unknown flag", "unknown keyword"),
                               "the keywords are evaluate.py's flags with _ for - (docs/api.md)")
-    run_evaluation(run_config_from_args(parser.parse_args(argv)))
+    config = run_config_from_args(parser.parse_args(argv))
+    with paused_collector():
+        run_evaluation(config)
     return load_run(output_dir)

@@ -49,16 +49,15 @@ if TYPE_CHECKING:  # annotations only; the modules are imported where they are u
     import httpx
     from tqdm import tqdm
 
-DEFAULT_CONCURRENCY = 16
-DEFAULT_MAX_RETRIES = 6
-DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
-DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
-DEFAULT_BACKOFF_S = 1.0
+# The defaults live in eval/judge_defaults.py so the command line can show them without this module.
+# Why 60 s of timeout: see the module docstring; the deadline: how long the provider may stay down
+# before the run aborts (SPEC §10).
+from eval.judge_defaults import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S,  # noqa: E402
+                                 DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, REASONING_EFFORTS)
 MAX_BACKOFF_S = 8.0
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 RESPONSES_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
 RESPONSES = "responses"
 CHAT = "chat_completions"
