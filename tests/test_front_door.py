@@ -192,3 +192,33 @@ def test_a_lock_file_removed_after_it_was_opened_is_not_trusted(tmp_path, monkey
     with locking.hold_lock(target, "Judge cache") as lock_file:
         assert len(opened) == 2 and lock_file.exists()
         assert os.stat(lock_file).st_ino  # the file at the path is the one held
+
+
+# --- messages cite docs/, not the SPEC users do not have -------------------------------------------
+
+def _strings_outside_docstrings(path: Path) -> list[tuple[int, str]]:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_no_message_help_or_page_cites_the_spec():
+    sources = [*ROOT.glob("*.py"), *(ROOT / "eval").rglob("*.py"), *(ROOT / "scripts").glob("*.py")]
+    in_code = [f"{path.relative_to(ROOT)}:{line}" for path in sources
+               for line, text in _strings_outside_docstrings(path) if "SPEC" in text]
+    in_pages = [page.name for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+                if "SPEC §" in page.read_text(encoding="utf-8")]
+    assert in_code == [] and in_pages == []
+
+
+@pytest.mark.parametrize("script", ["scripts/syllable_accuracy.py", "scripts/bench_syllable.py",
+                                    "scripts/bench_judge_faults.py", "scripts/bench_judge.py",
+                                    "scripts/bench_predict.py", "scripts/screenshot_report.py"])
+def test_a_scripts_help_line_cites_no_spec(script):
+    first_line = (ROOT / script).read_text(encoding="utf-8").split('"""', 2)[1].split("\n")[0]
+    assert "SPEC" not in first_line
