@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval.predict_command import build_parser, main
 
 __all__ = ["build_parser", "main"]

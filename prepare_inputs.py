@@ -2,17 +2,22 @@
 
     python prepare_inputs.py --output outputs/model_inputs.jsonl [--data FILE | --dataset [NAME]] [--limit N]
 
-The command lives in eval/cli.py (installed as `insttrans-prepare`).
+Installed, the same command is `insttrans-prepare` (eval/commands.py).
 """
 
 from __future__ import annotations
 
 import sys
 
-from eval.cli import prepare_main as main
-from eval.cli import prepare_parser, run_cli
+from eval.cli import benchmark_and_source, prepare_parser, run_cli
+from eval.pipeline import export_model_inputs
 
-__all__ = ["prepare_parser", "main"]
+
+def main(argv: list[str] | None = None) -> int:
+    args = prepare_parser().parse_args(argv)
+    benchmark, source = benchmark_and_source(args)
+    return export_model_inputs(benchmark, source, args.limit, args.output)
+
 
 if __name__ == "__main__":
     sys.exit(run_cli(main))

@@ -22,8 +22,8 @@ class HarnessParser(argparse.ArgumentParser):
             kwargs["prog"] = f"python {os.path.basename(sys.argv[0])}"  # a hint the user can paste
         super().__init__(*args, **kwargs)
 
-    def parse_args(self, args=None, namespace=None):
-        argv = sys.argv[1:] if args is None else [str(arg) for arg in args]
+    def parse_args(self, argv=None, namespace=None):  # `args` in argparse; named so it is no Namespace
+        argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
         for token in argv:
             if token == "--":
                 break

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from eval.errors import ConfigError, HarnessError, JudgeError
-from eval.redaction import _BEARER, REDACTED, SECRET_PIECE, redact  # noqa: F401  (re-exported)
+from eval.redaction import REDACTED, SECRET_PIECE, redact  # noqa: F401  (part of this module's interface)
 
 if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
     import httpx
@@ -81,8 +81,11 @@ class ReplyTooLarge(JudgeError):
 
 
 # ---------------------------------------------------------------------------------------------
-# Secrets (redaction itself lives in eval/redaction.py)
+# Secrets
 # ---------------------------------------------------------------------------------------------
+
+# redact() and its constants live in eval/redaction.py (locking needs them without this module).
+
 
 def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api_key: str, *,
                        missing_hint: str, example: str, endpoint_hint: str) -> None:
@@ -107,8 +110,6 @@ def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api
     if not (api_key.isascii() and api_key.isprintable()):
         raise ConfigError(f"{key_variable} holds characters that cannot be sent in an HTTP header",
                           hint="copy the key again: it must be printable ASCII")
-
-
 
 
 # ---------------------------------------------------------------------------------------------

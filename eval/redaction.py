@@ -1,6 +1,8 @@
-"""Redacting secrets from text: an API key, any piece of it, any `Bearer` value. Its own module so
-that the lock file's command line is redacted without importing the provider client (asyncio).
-eval/provider.py re-exports it."""
+"""Keeping an API key out of every text the harness writes (SPEC §10): cache, outputs, logs, errors.
+
+Shared by the provider layer (eval/provider.py re-exports it), the Judge, predict.py and the lock
+files (eval/locking.py), which must not need the provider to write a redacted command line.
+"""
 
 from __future__ import annotations
 

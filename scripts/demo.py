@@ -43,50 +43,32 @@ def stand_in(script: str, *args: str):
         process.stdout.close()
 
 
-@contextlib.contextmanager
-def environment(**values: str):
-    """os.environ with `values` set, restored afterwards."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def step(title: str, status: int) -> None:
-    if status != 0:
-        raise SystemExit(f"demo stopped: {title} exited {status}")
+def step(title: str, *command: str, env: dict | None = None) -> None:
+    """Run one command of the flow as a user types it (`python evaluate.py ...`), from the checkout."""
+    done = subprocess.run([sys.executable, *command], cwd=ROOT, env={**os.environ, **(env or {})})
+    if done.returncode != 0:
+        raise SystemExit(f"demo stopped: {title} exited {done.returncode}")
 
 
 def run_demo(out: Path) -> None:
-    import evaluate
-    import predict
-    import prepare_inputs
-    from eval import compare
-    from eval.cli import run_cli
-
-    print(f"{BANNER}\n")
+    out = out.resolve()
+    print(f"{BANNER}\n", flush=True)
     inputs, predictions = out / "model_inputs.jsonl", out / "stand_in_predictions.jsonl"
-    print("1. export the model inputs (prepare_inputs.py)")
-    step("prepare_inputs", run_cli(prepare_inputs.main, ["--output", str(inputs)]))
+    print("1. export the model inputs: python prepare_inputs.py", flush=True)
+    step("prepare_inputs.py", "prepare_inputs.py", "--output", str(inputs))
     with stand_in("model_server.py") as model_base, stand_in("judge_server.py") as judge_base:
-        print(f"\n2. predictions from the stand-in model at {model_base} (predict.py)")
-        with environment(MODEL_API_BASE=model_base, MODEL_API_KEY="demo-key"):
-            step("predict", run_cli(predict.main, ["--inputs", str(inputs), "--output", str(predictions),
-                                                   "--model", "stand-in", "--quiet"]))
-        with environment(JUDGE_API_BASE=judge_base, JUDGE_API_KEY="demo-key"):
-            for name, path in (("example", ROOT / "data" / "example_predictions.jsonl"), ("stand_in", predictions)):
-                print(f"\n3. judged evaluation of {name} predictions against the stand-in Judge at {judge_base}")
-                step("evaluate", run_cli(evaluate.main, ["--predictions", str(path), "--output-dir", str(out / name),
-                                                         "--judge-concurrency", "16"]))
-    print("\n4. compare the two systems (python -m eval.compare)")
-    step("compare", run_cli(compare.main, [str(out / "example"), str(out / "stand_in"),
-                                          "--json", str(out / "compare.json")]))
+        print(f"\n2. predictions from the stand-in model at {model_base}: python predict.py", flush=True)
+        step("predict.py", "predict.py", "--inputs", str(inputs), "--output", str(predictions), "--model", "stand-in",
+             "--quiet", env={"MODEL_API_BASE": model_base, "MODEL_API_KEY": "demo-key"})
+        judge = {"JUDGE_API_BASE": judge_base, "JUDGE_API_KEY": "demo-key"}
+        for name, path in (("example", ROOT / "data" / "example_predictions.jsonl"), ("stand_in", predictions)):
+            print(f"\n3. judged evaluation of the {name} predictions, stand-in Judge at {judge_base}: "
+                  "python evaluate.py", flush=True)
+            step("evaluate.py", "evaluate.py", "--predictions", str(path), "--output-dir", str(out / name),
+                 "--judge-concurrency", "16", env=judge)
+    print("\n4. compare the two systems: python -m eval.compare", flush=True)
+    step("eval.compare", "-m", "eval.compare", str(out / "example"), str(out / "stand_in"),
+         "--json", str(out / "compare.json"))
     print(f"\n5. reports: {out / 'example' / 'report.html'} and {out / 'stand_in' / 'report.html'} "
           f"(report.md beside each), comparison in {out / 'compare.json'}")
     print(f"\n{BANNER}")

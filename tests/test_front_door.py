@@ -222,3 +222,25 @@ def test_no_message_help_or_page_cites_the_spec():
 def test_a_scripts_help_line_cites_no_spec(script):
     first_line = (ROOT / script).read_text(encoding="utf-8").split('"""', 2)[1].split("\n")[0]
     assert "SPEC" not in first_line
+
+
+# --- the demonstration --------------------------------------------------------------------------------
+
+def test_the_demo_runs_the_whole_flow_and_badges_the_stand_in_judge(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "scripts.demo", "--output-dir", str(tmp_path / "demo")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("DEMONSTRATION:") and done.stdout.rstrip().endswith("the numbers mean nothing")
+    badge = "formal run (Judge: gpt-5.6-sol @ http://127.0.0.1:"
+    assert done.stdout.count(badge) == 2 and "System: stand-in at http://127.0.0.1:" in done.stdout
+    for run in ("example", "stand_in"):
+        assert "- Run: formal (Judge: gpt-5.6-sol @ http://127.0.0.1:" in (tmp_path / "demo" / run / "report.md").read_text()
+        assert badge in (tmp_path / "demo" / run / "report.html").read_text()
+    compared = json.loads((tmp_path / "demo" / "compare.json").read_text(encoding="utf-8"))
+    assert compared["metrics"]["hard_pass_rate"]["b"] == 1.0  # the stand-in answers with the references
+    assert sorted(path.name for path in tmp_path.glob("demo/*")) == [
+        "compare.json", "example", "model_inputs.jsonl", "stand_in", "stand_in_predictions.jsonl",
+        "stand_in_predictions.meta.json"]
