@@ -21,7 +21,6 @@ larger --judge-timeout, or each held request is sent again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import sqlite3
@@ -31,9 +30,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from eval import openai_api
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
 from eval.locking import hold_lock
+from eval.openai_api import (  # noqa: F401  (REASONING_EFFORTS, RESPONSES_PREFIXES: this module's names too)
+    Endpoint,
+    CHAT,
+    CONTEXT_WINDOW,
+    REASONING_EFFORTS,
+    RESPONSES,
+    RESPONSES_PREFIXES,
+    client_pool,
+    endpoint_kind,
+    parse_answer,
+    public_host,
+    uses_responses_endpoint,
+)
 from eval.provider import (
     ProviderDown,
     ProviderFailing,
@@ -45,8 +58,7 @@ from eval.provider import (
     send,
 )
 
-if TYPE_CHECKING:  # annotations only; the modules are imported where they are used
-    import httpx
+if TYPE_CHECKING:  # annotations only; the module is imported where it is used
     from tqdm import tqdm
 
 DEFAULT_CONCURRENCY = 16
@@ -58,21 +70,13 @@ MAX_BACKOFF_S = 8.0
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-RESPONSES_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
-RESPONSES = "responses"
-CHAT = "chat_completions"
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
 
 
 @dataclass(frozen=True)
-class JudgeSettings:
-    """Everything that decides how the Judge is asked; the key is kept out of repr."""
-
-    model: str
-    api_base: str
-    api_key: str = field(repr=False)
+class JudgeSettings(Endpoint):
+    """Everything that decides how the Judge is asked (the endpoint's key is kept out of repr)."""
     concurrency: int = DEFAULT_CONCURRENCY
     reasoning_effort: str = "none"
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -86,18 +90,6 @@ class JudgeSettings:
 # Request shape (SPEC §10)
 # ---------------------------------------------------------------------------------------------
 
-def uses_responses_endpoint(model: str) -> bool:
-    """True when the last `/` segment of the name starts with a reasoning-model prefix (§10).
-
-    Gateway names such as `openai/gpt-5.6-sol` route like `gpt-5.6-sol`; case is ignored.
-    """
-    return model.rsplit("/", 1)[-1].lower().startswith(RESPONSES_PREFIXES)
-
-
-def endpoint_kind(model: str) -> str:
-    return RESPONSES if uses_responses_endpoint(model) else CHAT
-
-
 def request_params(settings: JudgeSettings) -> dict:
     """The request parameters besides the model and the prompt (recorded in the summary)."""
     if uses_responses_endpoint(settings.model):
@@ -108,28 +100,13 @@ def request_params(settings: JudgeSettings) -> dict:
 
 def endpoint_url(settings: JudgeSettings) -> str:
     """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
-    import httpx  # heavy: only the Judge path needs it
-    base = httpx.URL(settings.api_base)
-    suffix = "/responses" if uses_responses_endpoint(settings.model) else "/chat/completions"
-    return str(base.copy_with(path=base.path.rstrip("/") + suffix))
+    return openai_api.endpoint_url(settings.api_base, endpoint_kind(settings.model))
 
 
 def request_body(settings: JudgeSettings, prompt: str) -> bytes:
     """The exact bytes sent, serialised canonically so that the cache key is stable."""
-    if uses_responses_endpoint(settings.model):
-        body = {"model": settings.model, "input": prompt, **request_params(settings)}
-    else:
-        body = {"model": settings.model, "messages": [{"role": "user", "content": prompt}],
-                **request_params(settings)}
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
-
-
-def public_host(api_base: str) -> str:
-    """Scheme, host and port of the base URL: no credentials, no path, no query."""
-    import httpx  # heavy: only the Judge path needs it
-    url = httpx.URL(api_base)
-    port = f":{url.port}" if url.port else ""
-    return f"{url.scheme}://{url.host}{port}"
+    return openai_api.request_body(endpoint_kind(settings.model), settings.model, prompt, request_params(settings),
+                                   canonical=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,53 +196,30 @@ def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
 
 
 def reply_text(kind: str, payload: object) -> str:
-    """The answer text of a response body (Responses: `output_text` parts; Chat: the content)."""
-    if not isinstance(payload, dict):
-        raise VerdictError("the response body is not a JSON object")
-    if payload.get("error"):  # some gateways report failures inside a 200
+    """The answer text of a response body (Responses: `output_text` parts; Chat: the content),
+    read by eval/openai_api.py; anything but a complete answer is an error of its kind."""
+    if isinstance(payload, dict) and payload.get("error"):  # some gateways report failures inside a 200
         error = payload["error"]
         raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)}")
-    if kind == RESPONSES:
-        status = payload.get("status")
-        if status == "incomplete":
-            details = payload.get("incomplete_details")
-            reason = details.get("reason", "unknown") if isinstance(details, dict) else details or "unknown"
-            raise IncompleteReply(f'status "incomplete" ({reason})')
-        if status == "failed":
-            raise ProviderFailure('response status "failed"')
-        if status not in (None, "completed"):
-            raise VerdictError(f"response status {json.dumps(status)}")
-        texts = []
-        for item in payload.get("output") or []:
-            if not isinstance(item, dict) or item.get("type") != "message":
-                continue
-            for part in item.get("content") or []:
-                if isinstance(part, dict) and part.get("type") == "refusal":
-                    raise VerdictError(f"the Judge refused: {part.get('refusal')}")
-                if isinstance(part, dict) and part.get("type") == "output_text":
-                    texts.append(str(part.get("text", "")))
-        if not texts:
-            raise VerdictError("no output_text in the response")
-        return "".join(texts)
-    choices = payload.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise VerdictError("no choices in the response")
-    choice = choices[0]
-    if choice.get("finish_reason") == "length":
-        raise IncompleteReply('finish_reason "length"')
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        raise VerdictError("no message in the first choice of the response")
-    if message.get("refusal"):
-        raise VerdictError(f"the Judge refused: {message['refusal']}")
-    if choice.get("finish_reason") == "content_filter":
+    try:
+        answer = parse_answer(kind, payload)
+    except ValueError as error:
+        raise VerdictError(str(error)) from None
+    if answer.truncated:
+        raise IncompleteReply(f'status "incomplete" ({answer.incomplete_reason or "unknown"})' if kind == RESPONSES
+                              else 'finish_reason "length"')
+    if answer.finish == "failed" and kind == RESPONSES:
+        raise ProviderFailure('response status "failed"')
+    if kind == RESPONSES and payload.get("status") not in (None, "completed"):
+        raise VerdictError(f"response status {json.dumps(payload.get('status'))}")
+    if answer.refusal:
+        raise VerdictError(f"the Judge refused: {answer.refusal}")
+    if answer.finish == "content_filter":
         raise VerdictError('finish_reason "content_filter"')
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    if not isinstance(content, str):
-        raise VerdictError("no message content in the response")
-    return content
+    if not answer.has_text:
+        raise VerdictError("no output_text in the response" if kind == RESPONSES
+                           else "no message content in the response")
+    return answer.text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,13 +245,12 @@ class JudgeStats:
 
 @dataclass
 class JudgeSession:
-    """One run's shared state. `clients` holds one single-connection client per concurrency
-    slot: taking one bounds the requests in flight, and keeps httpcore's pool bookkeeping (which
-    grows with the square of a pool's size) out of the hot path. `health` is the run-wide view
-    of the provider (eval/provider.py): it decides when a request may start."""
+    """One run's shared state. `pool` holds one single-connection client per concurrency slot
+    (eval/openai_api.py); `health` is the run-wide view of the provider (eval/provider.py): it
+    decides when a request may start."""
 
     settings: JudgeSettings
-    clients: asyncio.Queue
+    pool: openai_api.ClientPool
     cache: sqlite3.Connection
     stats: JudgeStats
     url: str
@@ -359,7 +312,7 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
     """The provider's own words first, then what may be wrong, without claiming which (SPEC §10)."""
     settings = session.settings
     host = public_host(settings.api_base)
-    if status == 400 and re.search(r"context.length|maximum context|too many tokens|too long", f"{message} {param}", re.I):
+    if status == 400 and CONTEXT_WINDOW.search(f"{message} {param}"):
         return JudgeError(f"the Judge model {settings.model} cannot read the prompt of {where}: it is longer "
                           f"than its context window (HTTP 400: {message})",
                           hint="use a Judge model with a longer context; the verdicts received so far are cached")
@@ -382,16 +335,6 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
     }
     return ConfigError(f"the Judge endpoint {host} answered HTTP {status}: {message} (asked for {where})",
                        hint=hints[status])
-
-
-@contextlib.asynccontextmanager
-async def _client_slot(session: JudgeSession):
-    """Wait for a free client (a concurrency slot) and give it back afterwards."""
-    client = await session.clients.get()
-    try:
-        yield client
-    finally:
-        session.clients.put_nowait(client)
 
 
 def _abort(session: JudgeSession, error: HarnessError) -> HarnessError:
@@ -424,7 +367,7 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
     """POST one request through the run's provider health (SPEC §10) and read the answer text."""
     settings = session.settings
     where = f"case {case_id} ({name} prompt)"
-    async with _client_slot(session) as client:
+    async with session.pool.slot() as client:
         try:
             reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
                                secrets=(settings.api_key,), max_retries=settings.max_retries)
@@ -527,10 +470,8 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
                    stats: JudgeStats, progress: bool) -> tuple[dict[tuple[str, str], dict], dict]:
-    import httpx  # heavy: only the Judge path needs it
     from tqdm import tqdm
-    headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
-    ssl_context = httpx.create_ssl_context()  # built once, shared by every client
+    headers = openai_api.auth_headers(settings.api_key)
     bar = tqdm(total=len(requests), desc="Judge", unit="req", disable=not progress, dynamic_ncols=True)
     host = public_host(settings.api_base)
 
@@ -543,13 +484,8 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
     health = ProviderHealth(host, max_concurrency=settings.concurrency, deadline_s=settings.deadline,
                             notify=notify, setting="JUDGE_API_BASE", backoff_s=settings.backoff,
                             backoff_max_s=settings.backoff_max)
-    async with contextlib.AsyncExitStack() as stack:
-        clients: asyncio.Queue = asyncio.Queue()
-        for _ in range(settings.concurrency):
-            clients.put_nowait(await stack.enter_async_context(httpx.AsyncClient(
-                verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
-                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))))
-        session = JudgeSession(settings=settings, clients=clients, cache=cache, stats=stats,
+    async with client_pool(settings.concurrency, settings.timeout) as pool:
+        session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
                                url=endpoint_url(settings), kind=endpoint_kind(settings.model),
                                abort=asyncio.Event(), health=health, headers=headers,
                                bar=None if not progress else bar)

@@ -9,7 +9,8 @@ by one per round of successes, so a rate limit without any header is found as we
 request through that health object: it retries what is transient, counts a 429 against no one,
 caps the reply at 64 KB, and redacts secrets from every message it makes.
 
-Both the Judge (eval/judge_client.py) and the prediction client build on this module.
+Both the Judge (eval/judge_client.py) and the prediction client build on this module; the shape
+of requests and replies is eval/openai_api.py.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from eval.errors import ConfigError, HarnessError, JudgeError
+from eval.openai_api import usage_of
 
 if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
     import httpx
@@ -474,26 +476,6 @@ class ProviderReply:
     text: str
     payload: object = None
     usage: dict[str, int] = field(default_factory=dict)
-
-
-def usage_of(payload: object) -> dict[str, int]:
-    """Token counts of a Responses or Chat Completions body as input / output / total (zeros
-    where the provider does not say)."""
-    usage = payload.get("usage") if isinstance(payload, dict) else None
-    if not isinstance(usage, dict):
-        return {}
-
-    def number(*names: str) -> int:
-        for name in names:
-            value = usage.get(name)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return int(value)
-        return 0
-
-    counts = {"input_tokens": number("input_tokens", "prompt_tokens"),
-              "output_tokens": number("output_tokens", "completion_tokens")}
-    counts["total_tokens"] = number("total_tokens") or counts["input_tokens"] + counts["output_tokens"]
-    return counts
 
 
 def provider_message(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
