@@ -66,6 +66,8 @@ DEFAULT_MAX_RETRIES = 6
 DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
 DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
 DEFAULT_BACKOFF_S = 1.0
+DEFAULT_REPAIRS = 1
+REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 MAX_BACKOFF_S = 8.0
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
@@ -84,6 +86,8 @@ class JudgeSettings(Endpoint):
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
     deadline: float = DEFAULT_DEADLINE_S
+    repairs: int = DEFAULT_REPAIRS  # repair turns after an invalid verdict (SPEC §10); 0: abort at once
+    structured: bool = False  # ask for the verdict's JSON schema (SPEC §10 --judge-structured)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,9 +107,26 @@ def endpoint_url(settings: JudgeSettings) -> str:
     return openai_api.endpoint_url(settings.api_base, endpoint_kind(settings.model))
 
 
-def request_body(settings: JudgeSettings, prompt: str) -> bytes:
+def _params(settings: JudgeSettings, schema: dict | None) -> dict:
+    """The request parameters, with the verdict's JSON schema when --judge-structured asks for it."""
+    params = request_params(settings)
+    if schema is not None:
+        params.update(openai_api.json_schema_params(endpoint_kind(settings.model), "verdict", schema))
+    return params
+
+
+def recorded_params(settings: JudgeSettings) -> dict:
+    """The parameters as the summary and the signature record them: the schema's field by name only
+    (its content follows from the prompt kind)."""
+    params = request_params(settings)
+    if settings.structured:
+        params["response_format" if endpoint_kind(settings.model) == CHAT else "text.format"] = "json_schema"
+    return params
+
+
+def request_body(settings: JudgeSettings, prompt: str, schema: dict | None = None) -> bytes:
     """The exact bytes sent, serialised canonically so that the cache key is stable."""
-    return openai_api.request_body(endpoint_kind(settings.model), settings.model, prompt, request_params(settings),
+    return openai_api.request_body(endpoint_kind(settings.model), settings.model, prompt, _params(settings, schema),
                                    canonical=True)
 
 
@@ -172,11 +193,34 @@ def _exact_keys(obj: dict, expected: tuple[str, ...], where: str) -> None:
         raise VerdictError(f"{where}: " + ", ".join(parts))
 
 
+SCORE_SCHEMA = {"type": "number", "enum": list(ALLOWED_SCORES)}
+
+
+def _object_schema(properties: dict) -> dict:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
 def validate_quality(text: str) -> dict:
     """`{"quality": S}` and nothing else."""
     obj = parse_verdict_object(text)
     _exact_keys(obj, ("quality",), "verdict keys")
     return {"quality": score_value(obj["quality"], "quality")}
+
+
+validate_quality.form = '{"quality": S}'
+validate_quality.schema = _object_schema({"quality": SCORE_SCHEMA})
+
+
+def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
+    """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
+    return getattr(validate, "schema", None)
+
+
+def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
+    """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
+    form = getattr(validate, "form", "the JSON object the instructions above ask for")
+    return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
+            f"{form}, where each S is one of the numbers 0, 0.5 or 1, and nothing else.")
 
 
 def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
@@ -192,6 +236,8 @@ def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
         _exact_keys(scores, expected, "soft constraint ids")
         return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
 
+    validate_soft.form = json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S")
+    validate_soft.schema = _object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})})
     return validate_soft
 
 
@@ -234,6 +280,7 @@ class JudgeStats:
     failures: int = 0  # attempts that failed transiently
     rate_limited: int = 0  # 429 answers
     deduplicated: int = 0  # identical requests answered by another in-flight request
+    repairs: dict[str, int] = field(default_factory=dict)  # prompt name -> verdicts valid after a repair turn
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
 
     def add_usage(self, name: str, usage: dict[str, int]) -> None:
@@ -432,8 +479,31 @@ async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
 
 
 async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
-    """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP."""
-    body = request_body(session.settings, request.prompt)
+    """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP;
+    an invalid one is asked about once more in a repair turn (SPEC §10) unless --judge-repairs 0."""
+    settings = session.settings
+    schema = verdict_schema(request.validate) if settings.structured else None
+    body = request_body(settings, request.prompt, schema)
+    key, text, owner, cached = await _reply_for(session, request, body)
+    try:
+        verdict = request.validate(text)
+    except VerdictError as error:
+        if settings.repairs < 1:
+            raise _invalid(session, request, error, text) from None
+        if owner and not cached:  # kept, so that a rerun repairs without asking the first question again
+            write_reply(session.cache, key, settings.model, session.kind, body, text)
+        return await _repair(session, request, text, error, schema)
+    if owner and not cached:
+        write_reply(session.cache, key, settings.model, session.kind, body, text)
+    if cached:
+        session.stats.cache_hits += 1
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
+    return verdict
+
+
+async def _reply_for(session: JudgeSession, request: JudgeRequest, body: bytes) -> tuple[str, str, bool, bool]:
+    """(cache key, reply text, whether this request owns the exchange, whether it came from the
+    cache) for one request body: the cache first, then an identical request in flight, then HTTP."""
     key = cache_key(session.url, body)
     task = session.inflight.get(key)
     owner = task is None
@@ -441,13 +511,13 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
         cached = read_reply(session.cache, key)
         if cached is not None:
             try:
-                verdict = request.validate(cached)
+                request.validate(cached)
             except VerdictError:
-                pass  # written under another validator; ask again and overwrite
+                if session.settings.repairs > 0:
+                    return key, cached, owner, True  # an invalid first reply kept for its repair turn
+                # otherwise written under another validator: ask again and overwrite
             else:
-                session.stats.cache_hits += 1
-                session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": cached}
-                return verdict
+                return key, cached, owner, True
         if session.abort.is_set():
             raise _Aborted()
         task = asyncio.ensure_future(_fetch(session, body, request.case_id, request.name))
@@ -455,17 +525,45 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     else:
         session.stats.deduplicated += 1
     text, _ = await asyncio.shield(task)
+    return key, text, owner, False
+
+
+async def _repair(session: JudgeSession, request: JudgeRequest, first: str, error: VerdictError,
+                  schema: dict | None) -> dict:
+    """One repair turn (SPEC §10): the prompt, the invalid reply as the assistant's message, and a
+    short message naming what was wrong; a valid answer is the verdict, marked `repaired`."""
+    settings = session.settings
+    conversation = [{"role": "user", "content": request.prompt}, {"role": "assistant", "content": first},
+                    {"role": "user", "content": repair_message(error, request.validate)}]
+    body = openai_api.request_body(session.kind, settings.model, conversation, _params(settings, schema),
+                                   canonical=True)
+    key, text, owner, cached = await _reply_for(session, request, body)
     try:
         verdict = request.validate(text)
-    except VerdictError as error:
-        raise _abort(session, JudgeError(
-            _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt): "
-                   f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings),
-            hint="the verdicts received so far are cached; rerun to resume")) from None
-    if owner:
-        write_reply(session.cache, key, session.settings.model, session.kind, body, text)
-    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
+    except VerdictError as second:
+        raise _invalid(session, request, second, text, repaired=True) from None
+    if owner and not cached:
+        write_reply(session.cache, key, settings.model, session.kind, body, text)
+    if cached:
+        session.stats.cache_hits += 1
+    session.stats.repairs[request.name] = session.stats.repairs.get(request.name, 0) + 1
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text, "repaired": True,
+                                                        "invalid_reply": first}
     return verdict
+
+
+def _invalid(session: JudgeSession, request: JudgeRequest, error: VerdictError, text: str,
+             repaired: bool = False) -> HarnessError:
+    """The abort for an invalid verdict (after the repair turn, when there was one)."""
+    turn = " after a repair turn" if repaired else ""
+    hint = ("the verdicts received so far are cached; rerun to resume" +
+            ("" if repaired or session.settings.repairs else
+             "; --judge-repairs 1 asks the Judge once more about an invalid verdict") +
+            ("" if session.settings.structured else
+             "; --judge-structured asks an engine that supports it to enforce the verdict's form"))
+    return _abort(session, JudgeError(
+        _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt){turn}: "
+               f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings), hint=hint))
 
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
@@ -539,13 +637,14 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "model": settings.model,
         "endpoint_kind": endpoint_kind(settings.model),
         "host": public_host(settings.api_base),
-        "params": request_params(settings),
-        "prompt_versions": dict(prompt_versions),
+        "params": recorded_params(settings),
+        "prompt_versions": {**prompt_versions, **({"repair": REPAIR_VERSION} if settings.repairs else {})},
         "calls": stats.calls,
         "cache_hits": stats.cache_hits,
         "retries": stats.retries,
         "rate_limited": stats.rate_limited,
         "deduplicated": stats.deduplicated,
+        "repairs": dict(sorted(stats.repairs.items())),
         "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
     }
 

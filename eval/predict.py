@@ -448,14 +448,17 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     import httpx
     from tqdm import tqdm
 
-    from eval.provider import ProviderDown, ProviderFailing, ProviderHealth, ProviderRejected, redact, send
+    from eval.provider import ProviderFailing, ProviderHealth, ProviderRejected, redact, send
 
     secrets = (settings.api_key,)
     headers = auth_headers(settings.api_key)
     url = endpoint_url(settings.api_base, settings.endpoint_kind)
     host = public_host(settings.api_base)
     health = ProviderHealth(host, max_concurrency=settings.concurrency, deadline_s=settings.deadline_s,
-                            notify=notify, setting="MODEL_API_BASE")
+                            notify=notify, setting="MODEL_API_BASE", timeout_flag="--timeout",
+                            deadline_flag="--deadline", down_hint=f"check that the model server at {host} is up "
+                                                                  "(MODEL_API_BASE); ",
+                            resume_hint="the answers received so far are saved: rerun the same command to resume")
     rows = iter(pending)
     bar = tqdm(total=len(pending), desc="predict", unit="req", disable=not progress, dynamic_ncols=True)
 
@@ -471,10 +474,6 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                    max_reply_bytes=MAX_REPLY_BYTES)
             except _Stopped:
                 return
-            except ProviderDown as error:
-                raise ProviderDown(error.host, error.last_cause,
-                                   hint=f"check that the model server at {host} is up (MODEL_API_BASE); the answers "
-                                        "received so far are saved: rerun the same command to resume") from None
             except ProviderRejected as error:
                 raise rejection_error(error, settings, row.case_id) from None
             except ProviderFailing as error:

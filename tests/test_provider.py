@@ -326,6 +326,7 @@ def test_a_rate_limit_is_completed_without_giving_up(header):
 def test_the_limit_halves_on_a_429_and_grows_back_slowly():
     async def scenario():
         health = ProviderHealth("h", max_concurrency=16)
+        await health.record_success(await health.acquire())  # a provider that has answered before
         ticket = await health.acquire()
         await health.record_rate_limit(ticket, 0.0)
         after_cut = health.limit
@@ -340,6 +341,7 @@ def test_the_limit_halves_on_a_429_and_grows_back_slowly():
 def test_one_burst_of_429s_cuts_the_limit_once():
     async def scenario():
         health = ProviderHealth("h", max_concurrency=16)
+        await health.record_success(await health.acquire())
         tickets = [await health.acquire() for _ in range(6)]
         for ticket in tickets:
             await health.record_rate_limit(ticket, 0.0)
