@@ -69,9 +69,11 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--judge-repairs", type=int, default=jc.DEFAULT_REPAIRS, metavar="N", choices=(0, 1),
                        help="repair turns after an invalid verdict: 1 asks the Judge once more, 0 aborts at once "
                             "as the original release did (default: %(default)s)")
-    group.add_argument("--judge-structured", action="store_true",
+    group.add_argument("--judge-structured", nargs="?", const="json_schema", default=False,
+                       choices=("json_schema", "json_object"), metavar="FORM",
                        help="ask for the verdict's JSON schema (response_format / text.format), for engines "
-                            "that enforce it (OpenAI, vLLM, SGLang, llama.cpp, Ollama)")
+                            "that enforce it (OpenAI, vLLM, SGLang, llama.cpp, Ollama); FORM json_object is "
+                            "llama-cpp-python's spelling on chat (default form: json_schema)")
     group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
                        help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
 

@@ -87,7 +87,8 @@ class JudgeSettings(Endpoint):
     backoff_max: float = MAX_BACKOFF_S
     deadline: float = DEFAULT_DEADLINE_S
     repairs: int = DEFAULT_REPAIRS  # repair turns after an invalid verdict (SPEC §10); 0: abort at once
-    structured: bool = False  # ask for the verdict's JSON schema (SPEC §10 --judge-structured)
+    structured: bool | str = False  # ask for the verdict's JSON schema (SPEC §10 --judge-structured):
+    # False, True / "json_schema", or "json_object" (llama-cpp-python's spelling on chat)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,8 +112,13 @@ def _params(settings: JudgeSettings, schema: dict | None) -> dict:
     """The request parameters, with the verdict's JSON schema when --judge-structured asks for it."""
     params = request_params(settings)
     if schema is not None:
-        params.update(openai_api.json_schema_params(endpoint_kind(settings.model), "verdict", schema))
+        params.update(openai_api.json_schema_params(endpoint_kind(settings.model), "verdict", schema,
+                                                    structured_form(settings)))
     return params
+
+
+def structured_form(settings: JudgeSettings) -> str:
+    return "json_schema" if settings.structured is True else str(settings.structured or "json_schema")
 
 
 def recorded_params(settings: JudgeSettings) -> dict:
@@ -120,7 +126,8 @@ def recorded_params(settings: JudgeSettings) -> dict:
     (its content follows from the prompt kind)."""
     params = request_params(settings)
     if settings.structured:
-        params["response_format" if endpoint_kind(settings.model) == CHAT else "text.format"] = "json_schema"
+        chat = endpoint_kind(settings.model) == CHAT
+        params["response_format" if chat else "text.format"] = structured_form(settings) if chat else "json_schema"
     return params
 
 
@@ -370,6 +377,14 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
             f"{settings.reasoning_effort!r} (HTTP 400: {message})",
             hint="choose an effort this model supports with --judge-reasoning-effort "
                  "(models older than gpt-5.1 do not accept 'none'; try 'low' or 'minimal')")
+    if status not in CONFIG_STATUSES:  # a 5xx in a request validator's words
+        structured = settings.structured and re.search(r"response_format|json_schema|json_object|text", message)
+        return ConfigError(
+            f"the Judge endpoint {host} refused the request (HTTP {status}: {message}) (asked for {where})",
+            hint=("this server does not take --judge-structured in this form: drop --judge-structured, or try "
+                  "--judge-structured json_object (llama-cpp-python's spelling)" if structured else
+                  "the server is up and names the field it refuses above: check --judge-model and the Judge's "
+                  "settings") + "; the verdicts received so far are cached")
     param_note = f" (the provider names the field {param!r})" if param else ""
     hints = {
         400: f"the provider's words are above{param_note}; settings that often cause a 400: "
@@ -419,7 +434,7 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
             reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
                                secrets=(settings.api_key,), max_retries=settings.max_retries)
         except ProviderRejected as error:
-            if error.status in CONFIG_STATUSES:
+            if error.status in CONFIG_STATUSES or error.validation:
                 raise _config_error(session, error.status, error.provider_message, error.param, where) from None
             raise JudgeError(f"the Judge endpoint answered HTTP {error.status} for {where}: {error.provider_message}",
                              hint="the verdicts received so far are cached") from None

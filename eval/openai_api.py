@@ -125,11 +125,19 @@ def request_body(kind: str, model: str, messages: str | list[dict], params: dict
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
-def json_schema_params(kind: str, name: str, schema: dict) -> dict:
+STRUCTURED_FORMS = ("json_schema", "json_object")
+
+
+def json_schema_params(kind: str, name: str, schema: dict, form: str = "json_schema") -> dict:
     """The parameter that asks an engine to enforce a JSON schema on the answer (SPEC §10
-    `--judge-structured`): `response_format` on Chat Completions, `text.format` on Responses."""
+    `--judge-structured`): `response_format` on Chat Completions, `text.format` on Responses.
+
+    `form` "json_object" is llama-cpp-python's spelling on Chat Completions (`{"type":
+    "json_object", "schema": ...}`; its server refuses "json_schema"); Responses has one form."""
     if kind == RESPONSES:
         return {"text": {"format": {"type": "json_schema", "name": name, "schema": schema, "strict": True}}}
+    if form == "json_object":
+        return {"response_format": {"type": "json_object", "schema": schema}}
     return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema,
                                                                         "strict": True}}}
 

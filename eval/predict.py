@@ -383,11 +383,14 @@ def rejection_error(error, settings: PredictSettings, case_id: str) -> HarnessEr
     if error.status == 400 and CONTEXT_WINDOW.search(text):
         hint = "the prompt and --max-tokens exceed the model's context window: lower --max-tokens or serve a longer context"
     else:
-        hint = {400: "the server does not accept this request: check --model, --endpoint, the parameters and "
-                     "--extra-body",
+        hint = {400: "the server does not accept this request: check --model, --endpoint, the parameters, "
+                     "--extra-body and MODEL_API_KEY (some gateways answer a bad key with 400)",
                 401: "check MODEL_API_KEY", 403: "check MODEL_API_KEY and that it may use this model",
                 404: "check MODEL_API_BASE (usually ends in /v1) and --model"}.get(
             error.status, "the server refused this request")
+        if getattr(error, "validation", False):
+            hint = ("the server is up and refuses a field of the request in the words above: check --extra-body "
+                    "and the parameters")
     rejected = HarnessError(f"the model server {error.host} answered HTTP {error.status} for case {case_id}: "
                             f"{error.provider_message}", hint=hint + "; answers received so far are saved")
     rejected.exit_status = error.exit_status

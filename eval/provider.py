@@ -38,6 +38,10 @@ REJECTION_STATUSES = frozenset({400, 401, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409})  # plus every 5xx; 429 is handled on its own
 REDACTED = "[redacted]"
 SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
+# A 5xx in these words is the server validating the request body (llama-cpp-python answers a field
+# it does not accept with a 500 "validation error"): the same request fails the same way every time.
+REQUEST_VALIDATION = re.compile(r"validation error|extra_forbidden|literal_error|Extra inputs are not permitted"
+                                r"|'loc': \('body'")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,19 +61,21 @@ class ProviderDown(JudgeError):
 
 
 class ProviderRejected(HarnessError):
-    """The provider refused the request itself (4xx other than 408/409/429): retrying cannot help.
+    """The provider refused the request itself (4xx other than 408/409/429, or a 5xx in the words of
+    a request validator): retrying cannot help.
 
     `provider_message` is the provider's own words (redacted, cut), `param` the field it blames.
     400/401/403/404 are configuration problems (exit 2); any other 4xx exits 3.
     """
 
-    def __init__(self, host: str, status: int, provider_message: str, param: str = ""):
+    def __init__(self, host: str, status: int, provider_message: str, param: str = "", validation: bool = False):
         super().__init__(f"{host} answered HTTP {status}: {provider_message}")
         self.host = host
         self.status = status
         self.provider_message = provider_message
         self.param = param
-        self.exit_status = 2 if status in REJECTION_STATUSES else 3
+        self.validation = validation  # a 5xx that validates the request body: a configuration error too
+        self.exit_status = 2 if status in REJECTION_STATUSES or validation else 3
 
 
 class ProviderFailing(JudgeError):
@@ -644,6 +650,9 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
             message, param = provider_message(text or response.reason_phrase, secrets)
             if status == 429 and "insufficient_quota" not in text:
                 outcome = "rate_limited"
+            elif status >= 500 and REQUEST_VALIDATION.search(message):
+                await health.record_answer(ticket)
+                raise ProviderRejected(health.host, status, message, param, validation=True)
             elif status in TRANSIENT_STATUSES or status >= 500:
                 outcome, cause, kind = "failure", f"HTTP {status}: {message}", "http"
             else:
