@@ -353,7 +353,7 @@ class _Aborted(Exception):
 
 
 def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
-    """The text without the API key, any 12-character piece of it or a Bearer value; then cut."""
+    """The text without the API key, any 8-character piece of it or a Bearer value; then cut."""
     return redact(text, (settings.api_key,), limit)
 
 

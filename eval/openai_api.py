@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
@@ -280,10 +278,6 @@ def engine_headers(headers: "httpx.Headers | dict[str, str]") -> dict[str, str]:
     (LiteLLM: `x-litellm-model-name`, `llm_provider-server`)."""
     lower = {name.lower(): value for name, value in headers.items()}
     return {name: lower[name] for name in ENGINE_HEADERS if name in lower}
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------

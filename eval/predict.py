@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Callable
 
 from eval import __version__, openai_api
-from eval.data import read_jsonl_objects
+from eval.data import file_sha256, read_jsonl_objects
 from eval.errors import ConfigError, DataError, HarnessError
-from eval.openai_api import (  # noqa: F401  (CHAT, RESPONSES, responses_input, file_sha256: this module's names too)
+from eval.openai_api import (  # noqa: F401  (CHAT, RESPONSES, responses_input: this module's names too)
     Endpoint,
     CHAT,
     CONTEXT_WINDOW,
@@ -37,7 +37,6 @@ from eval.openai_api import (  # noqa: F401  (CHAT, RESPONSES, responses_input, 
     client_pool,
     endpoint_url,
     engine_headers,
-    file_sha256,
     models_url,
     parse_answer,
     public_host,
@@ -604,6 +603,11 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
             if written:
                 notify(f"resuming: {len(written)} of {len(inputs)} answers already in {output_path}; "
                        f"asking for {len(pending)}")
+            # the meta first: a run killed before its end (even by SIGKILL) leaves a file a rerun resumes
+            write_atomic(meta_path, json.dumps(build_meta(
+                settings, inputs_path=inputs_path, inputs_sha256=inputs_sha256, n_inputs=len(inputs),
+                records=list(written.values()), runs=runs, engine=engine,
+                started_at=started_at or run_entry["started_at"]), ensure_ascii=False, indent=2) + "\n")
             writer = AnswerWriter(output_path)
             try:
                 found, signum = _run_with_signals(

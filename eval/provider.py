@@ -37,7 +37,7 @@ MESSAGE_LIMIT = 500
 REJECTION_STATUSES = frozenset({400, 401, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409})  # plus every 5xx; 429 is handled on its own
 REDACTED = "[redacted]"
-SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
+SECRET_PIECE = 8  # no piece of a secret this long may survive redaction
 # A 5xx in these words is the server validating the request body (llama-cpp-python answers a field
 # it does not accept with a 500 "validation error"): the same request fails the same way every time.
 REQUEST_VALIDATION = re.compile(r"validation error|extra_forbidden|literal_error|Extra inputs are not permitted"
@@ -125,7 +125,7 @@ def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api
 
 
 def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:
-    """`text` without the secrets, any piece of them of 12 characters or more, and any `Bearer`
+    """`text` without the secrets, any piece of them of 8 characters or more, and any `Bearer`
     value; only then cut to `limit` characters, so a cut can never leave a key's prefix behind."""
     pieces: set[str] = set()
     for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):

@@ -66,7 +66,7 @@ def settings_for(base_url: str, **changes) -> JudgeSettings:
     return replace(settings, **changes)
 
 
-def pieces(secret: str = KEY, size: int = 12) -> list[str]:
+def pieces(secret: str = KEY, size: int = 8) -> list[str]:
     return [secret[i:i + size] for i in range(len(secret) - size + 1)]
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from eval.errors import JudgeError
+from eval.errors import ConfigError, JudgeError
 from eval.insttrans import item_requests, judge_result
 from eval.judge_client import REPAIR_VERSION, JudgeSettings, judge_block, run_judge_prompts
 from eval.prompts import PROMPT_VERSIONS
@@ -20,7 +20,9 @@ from eval.provider import ProviderDown
 from eval.types import JudgeItem
 from judge_server import (
     JudgeServer,
+    Reply,
     cooling_handler,
+    dead_handler,
     hang_handler,
     invalid_handler,
     is_repair,
@@ -161,13 +163,34 @@ def test_a_timeout_longer_than_the_deadline_still_bounds_the_run_and_the_hint_na
     assert "no complete answer within" in str(caught.value) and "--judge-timeout" in caught.value.hint
 
 
-def test_a_server_refusing_a_parameter_with_a_500_is_reported_in_its_own_words(tmp_path):
+def test_a_server_refusing_a_parameter_with_a_500_is_one_configuration_error_in_its_own_words(tmp_path):
     with JudgeServer(param_500_handler) as server:
+        started = time.monotonic()
+        with pytest.raises(ConfigError) as caught:
+            judge(items(2), settings_for(server.base_url, concurrency=1), tmp_path / "c.sqlite")
+        assert time.monotonic() - started < 3.0 and len(server.judge_requests()) == 1  # not retried
+    message = str(caught.value)
+    assert "not answering" not in message and "refused the request (HTTP 500" in message
+    assert "Extra inputs are not permitted" in message and "up" in caught.value.hint and caught.value.exit_status == 2
+
+
+def test_a_server_refusing_the_structured_form_names_the_flag(tmp_path):
+    def handler(request):
+        return Reply(500, {"error": {"message": "1 validation error: {'type': 'literal_error', 'loc': ('body', "
+                                                "'response_format', 'type'), 'msg': \"Input should be 'text' or "
+                                                "'json_object'\"}"}})
+    with JudgeServer(handler) as server:
+        with pytest.raises(ConfigError) as caught:
+            judge(items(1), settings_for(server.base_url, model="qwen3-8b", structured=True), tmp_path / "c.sqlite")
+    assert "--judge-structured json_object" in caught.value.hint
+
+
+def test_a_dead_provider_answering_500s_is_reported_in_its_words_not_as_silent(tmp_path):
+    with JudgeServer(dead_handler) as server:
         with pytest.raises(ProviderDown) as caught:
             judge(items(2), settings_for(server.base_url, deadline=1.5), tmp_path / "c.sqlite")
-    message = str(caught.value)
-    assert "not answering" not in message and "failed every request" in message
-    assert "Extra inputs are not permitted" in message and "up" in caught.value.hint
+    assert "failed every request: HTTP 500: upstream connect error" in str(caught.value)
+    assert "server is up" in caught.value.hint
 
 
 def test_the_block_records_structured_and_repairs_as_json(tmp_path):
