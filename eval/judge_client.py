@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from eval import openai_api
+from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S,  # noqa: F401 (interface)
+                         DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_BACKOFF_S, DEFAULT_REPAIRS, REASONING_EFFORTS,
+                         JudgeSettings)
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
 from eval.locking import hold_lock
-from eval.openai_api import (  # noqa: F401  (REASONING_EFFORTS, RESPONSES_PREFIXES: this module's names too)
-    Endpoint,
+from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
     CHAT,
     CONTEXT_WINDOW,
-    REASONING_EFFORTS,
     RESPONSES,
     RESPONSES_PREFIXES,
     client_pool,
@@ -61,34 +62,15 @@ from eval.provider import (
 if TYPE_CHECKING:  # annotations only; the module is imported where it is used
     from tqdm import tqdm
 
-DEFAULT_CONCURRENCY = 16
-DEFAULT_MAX_RETRIES = 6
-DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
-DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
-DEFAULT_BACKOFF_S = 1.0
-DEFAULT_REPAIRS = 1
-REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
-MAX_BACKOFF_S = 8.0
+# The Judge's settings and their defaults live with the run's other settings (eval/config.py), so
+# the command-line edge builds them without importing this client; DEFAULT_TIMEOUT_S: see the
+# module docstring for why 60 s.
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
+REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
-
-
-@dataclass(frozen=True)
-class JudgeSettings(Endpoint):
-    """Everything that decides how the Judge is asked (the endpoint's key is kept out of repr)."""
-    concurrency: int = DEFAULT_CONCURRENCY
-    reasoning_effort: str = "none"
-    max_retries: int = DEFAULT_MAX_RETRIES
-    timeout: float = DEFAULT_TIMEOUT_S
-    backoff: float = DEFAULT_BACKOFF_S
-    backoff_max: float = MAX_BACKOFF_S
-    deadline: float = DEFAULT_DEADLINE_S
-    repairs: int = DEFAULT_REPAIRS  # repair turns after an invalid verdict (SPEC §10); 0: abort at once
-    structured: bool | str = False  # ask for the verdict's JSON schema (SPEC §10 --judge-structured):
-    # False, True / "json_schema", or "json_object" (llama-cpp-python's spelling on chat)
 
 
 # ---------------------------------------------------------------------------------------------
