@@ -41,3 +41,6 @@ class Benchmark:
     # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
+    # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
+    # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
+    explorer_view: Callable[[dict | None, dict], dict] | None = None

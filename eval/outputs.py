@@ -14,7 +14,7 @@ from pathlib import Path
 
 # The files a run writes, in the order they are renamed into place: summary.json last, so its
 # presence means the run finished. Only these are ever removed from an output directory.
-RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "summary.json")
+RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "summary.json")
 
 
 def _temporary_copy(path: Path, text: str) -> Path:
