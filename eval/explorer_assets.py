@@ -12,7 +12,8 @@ body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto San
 "Noto Sans CJK JP","Noto Sans CJK KR","PingFang SC","Hiragino Sans","Microsoft YaHei","Noto Sans Arabic",
 "Noto Sans Thai","Noto Sans Devanagari",sans-serif;color:#1d2330;background:#fff;height:100vh;display:flex;
 flex-direction:column}
-header{padding:8px 16px;border-bottom:1px solid #dde;background:#f7f8fb}
+header{padding:8px 16px;border-bottom:1px solid #dde;background:#f7f8fb;max-height:45vh;overflow:auto}
+.legend{font-size:12px;color:#556;margin:2px 0}
 header h1{font-size:18px;margin:0 0 2px}
 .meta{font-size:12px;color:#556;display:grid;grid-template-columns:max-content 1fr;gap:0 8px}
 .meta .v{overflow-wrap:anywhere}
