@@ -379,6 +379,7 @@ EXPLORER_JS = r"""
     window.addEventListener("resize", function () { renderRows(true); });
     apply();
     openFromHash();
+    document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));  // for the bench script
     document.body.setAttribute("data-ready", "1");
   }
   build();
