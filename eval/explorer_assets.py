@@ -376,6 +376,18 @@ EXPLORER_JS = r"""
     app.appendChild(side); app.appendChild(list); app.appendChild(detail);
     document.body.appendChild(app);
     window.addEventListener("hashchange", openFromHash);
+    document.addEventListener("keydown", function (event) {  // j / k or the arrows: next / previous shown
+      var tag = (event.target.tagName || "").toLowerCase();
+      if (tag === "input" || tag === "select" || tag === "textarea" || !state.order.length) return;
+      var step = (event.key === "j" || event.key === "ArrowDown") ? 1 : (event.key === "k" || event.key === "ArrowUp") ? -1 : 0;
+      if (!step) return;
+      event.preventDefault();
+      var position = state.order.indexOf(state.current);
+      position = position < 0 ? 0 : Math.max(0, Math.min(state.order.length - 1, position + step));
+      var index = state.order[position];
+      history.replaceState(null, "", "#case=" + encodeURIComponent(ITEMS[index].id));
+      openItem(index, true);
+    });
     window.addEventListener("resize", function () { renderRows(true); });
     apply();
     openFromHash();

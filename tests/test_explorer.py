@@ -267,6 +267,9 @@ def test_browser_insttrans_facet_search_count_and_an_instance(runs):
         failing = next(e for e in expected[0]["constraints"] if e["kind"] == "hard" and not e["passed"])
         why = driver.locator(f"#detail tr[data-check={failing['id']}] td.expl").text_content()
         assert why == failure_reason(failing["id"], failing["detail"])
+        driver.keyboard.press("j")  # the next instance the filters show
+        assert driver.inner_text("#detail h2") == expected[1]["case_id"]
+        driver.keyboard.press("k")
         # the link opens the instance on a fresh load
         open_page(driver, runs["it"] / "explorer.html", driver.get_attribute("#detail a.link", "href"))
         assert driver.inner_text("#detail h2") == case_id
