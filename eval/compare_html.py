@@ -191,18 +191,19 @@ def compare_items(runs: list[Run]) -> list[dict]:
                 if facet in view.get("facets", {}):
                     facets[f"{facet} ({letters[index]})"] = view["facets"][facet]
             if index:
-                direction, name, delta = _direction(view_a, view)
                 suffix = "" if len(runs) == 2 else f" ({letters[index]})"
-                facets["direction" + suffix] = direction
-                facets["changed check" + suffix] = _changed_checks(view_a, view)
                 for number, value in view_a.get("numbers", {}).items():
                     other = view.get("numbers", {}).get(number)
                     numbers[f"Δ {number}{suffix}"] = (None if value is None or other is None
                                                        else round(other - value, 6))
-                if delta is not None:
-                    summary_parts.append(f"{letters[index]}: {direction}, Δ {name} {delta:+.3g}")
+                if outcome_key(view) == outcome_key(view_a):  # this run agrees with A on this instance
+                    facets["direction" + suffix], facets["changed check" + suffix] = "same as A", ["none"]
                 else:
-                    summary_parts.append(f"{letters[index]}: " + ", ".join(_changed_checks(view_a, view)))
+                    direction, name, delta = _direction(view_a, view)
+                    facets["direction" + suffix] = direction
+                    facets["changed check" + suffix] = _changed_checks(view_a, view)
+                    summary_parts.append(f"{letters[index]}: {direction}, Δ {name} {delta:+.3g}" if delta is not None
+                                         else f"{letters[index]}: " + ", ".join(_changed_checks(view_a, view)))
             prediction = view.get("prediction") or predictions[index].get(case_id)
             panes.append(pane(view, score, prediction, [], heading=f"{letters[index]} = {run.name}"))
         facets["status"] = [pane_["st"] for pane_ in panes]

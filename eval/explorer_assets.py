@@ -41,7 +41,7 @@ text-overflow:ellipsis}
 #detail h3{font-size:14px;margin:14px 0 4px}
 .chips{display:flex;flex-wrap:wrap;gap:4px;margin:4px 0}
 .chip{font-size:11px;background:#eef1f7;border-radius:10px;padding:1px 8px}
-.panes{display:grid;gap:16px}.panes.two{grid-template-columns:1fr 1fr}
+.panes{display:grid;gap:16px}
 .pane{min-width:0}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;word-break:normal;background:#f7f8fb;border:1px solid #e3e6ee;
 border-radius:4px;padding:6px 8px;margin:2px 0 8px;max-height:480px;overflow:auto;font-size:14px;line-height:1.55}
@@ -49,6 +49,8 @@ border-radius:4px;padding:6px 8px;margin:2px 0 8px;max-height:480px;overflow:aut
 .wsmark{color:#b0b8c8}
 details.fold>summary{cursor:pointer;color:#335;font-size:13px;margin:4px 0}
 table.checks{border-collapse:collapse;width:100%;font-size:13px;margin:2px 0 8px}
+table.checks td:nth-child(1){overflow-wrap:anywhere}table.checks td:nth-child(2),table.checks td:nth-child(3){white-space:nowrap}
+table.checks td.expl{white-space:normal;color:#333}
 table.checks td,table.checks th{border:1px solid #e0e3ea;padding:3px 6px;text-align:left;vertical-align:top}
 table.checks th{background:#f4f5f8}
 td.ok{color:#1d5e2a;font-weight:600}td.bad{color:#a01c1c;font-weight:600}td.na{color:#667}
@@ -232,26 +234,35 @@ EXPLORER_JS = r"""
     if (ws) block.appendChild(visibleWhitespace(text)); else block.textContent = text;
     return block;
   }
-  function checksTable(checks) {
+  function checksTable(checks, stacked) {
+    // stacked (several runs side by side): the reason goes on its own line under its check
     var table = el("table", "checks"), head = el("tr");
-    ["check", "kind", "verdict", "why"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    (stacked ? ["check", "kind", "verdict"] : ["check", "kind", "verdict", "why"]).forEach(function (h) {
+      head.appendChild(el("th", null, h));
+    });
     table.appendChild(head);
     checks.forEach(function (c) {
-      var tr = el("tr");
+      var tr = el("tr"), why = el("td", "expl", c[4]);
       tr.setAttribute("data-check", c[0]);
       tr.appendChild(el("td", null, c[0]));
       tr.appendChild(el("td", null, c[1]));
       tr.appendChild(el("td", c[3] === 1 ? "ok" : c[3] === 0 ? "bad" : "na", c[2]));
-      tr.appendChild(el("td", "expl", c[4]));
       table.appendChild(tr);
+      if (!stacked) { tr.appendChild(why); return; }
+      if (!c[4]) return;
+      var second = el("tr");
+      second.setAttribute("data-check-why", c[0]);
+      why.setAttribute("colspan", "3");
+      second.appendChild(why);
+      table.appendChild(second);
     });
     return table;
   }
-  function renderPane(p) {
+  function renderPane(p, stacked) {
     var box = el("div", "pane");
     if (p.h) box.appendChild(el("h3", null, p.h));
     if (p.st === "missing") box.appendChild(el("div", "missing", "missing prediction: scores 0 everywhere"));
-    if (p.c.length) box.appendChild(checksTable(p.c));
+    if (p.c.length) box.appendChild(checksTable(p.c, stacked));
     var title = el("h3", null, "prediction");
     box.appendChild(title);
     if (p.pr === null || p.pr === undefined) {
@@ -299,8 +310,9 @@ EXPLORER_JS = r"""
     box.appendChild(chips);
     var nums = Object.keys(item.n).filter(function (k) { return item.n[k] !== null && item.n[k] !== undefined; });
     if (nums.length) box.appendChild(el("div", "nums", nums.map(function (k) { return k + " " + item.n[k]; }).join(" \u00b7 ")));
-    var panes = el("div", "panes" + (item.p.length > 1 ? " two" : ""));
-    item.p.forEach(function (p) { panes.appendChild(renderPane(p)); });
+    var panes = el("div", "panes");
+    panes.style.gridTemplateColumns = "repeat(" + item.p.length + ", minmax(0, 1fr))";  // a column per run
+    item.p.forEach(function (p) { panes.appendChild(renderPane(p, item.p.length > 1)); });
     box.appendChild(panes);
     item.t.forEach(function (t) {
       if (t[2]) {
