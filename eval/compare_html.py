@@ -215,7 +215,8 @@ def compare_items(runs: list[Run]) -> list[dict]:
 
 def render_compare_html(result: dict, runs: list[Run]) -> str:
     """The whole compare page for `compare()`'s result over `runs` (the first is A)."""
-    charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison)}</div>" for comparison in result["comparisons"])
+    charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison)}</div>"
+                     for comparison in result["comparisons"])
     legend = (f"<p class=\"legend\">dot: B − A; line: 95% paired-bootstrap interval; p: paired approximate "
               f"randomization ({result['resamples']} resamples, seed {result['seed']}); * p &lt; {SIGNIFICANCE}, "
               "** p &lt; 0.01; coloured when significant (green: B better, red: B worse). Not corrected for the "

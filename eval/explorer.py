@@ -84,7 +84,8 @@ def run_meta(summary: dict) -> list[list[str]]:
     data, predictions, judge = summary.get("data", {}), summary.get("predictions", {}), summary.get("judge")
     status = "formal" if summary.get("formal") else "NOT formal: " + "; ".join(summary.get("non_formal_reasons", []))
     return [["run", status],
-            ["data", f"{data.get('source')} ({data.get('n_instances')} instances, sha256 {str(data.get('sha256'))[:12]})"],
+            ["data", f"{data.get('source')} ({data.get('n_instances')} instances, "
+                     f"sha256 {str(data.get('sha256'))[:12]})"],
             ["predictions", f"{predictions.get('path')} ({predictions.get('missing', 0)} missing)"],
             ["judge", "skipped" if not judge else f"{judge.get('model')} at {judge.get('host')}"],
             ["signature", str(summary.get("signature", ""))]]

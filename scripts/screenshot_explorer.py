@@ -22,7 +22,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from chromium import browser_page, unavailable_reason  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
-from test_explorer import IT_DATA, IT_PREDICTIONS, SG_DATA, SG_PREDICTIONS, choose, evaluate_run, perturbed  # noqa: E402
+from test_explorer import (IT_DATA, IT_PREDICTIONS, SG_DATA, SG_PREDICTIONS, choose, evaluate_run,  # noqa: E402
+                           perturbed)
 
 from eval.compare import main as compare_main  # noqa: E402
 
@@ -46,7 +47,6 @@ def main() -> int:
         for name in ("it", "sg"):
             compare_main([str(runs[name]), str(runs[name + "_b"]), "--resamples", "1000", "--html",
                           str(base / f"compare_{name}.html")])
-        shots = []
         with browser_page(1400, 900) as page:
             page.goto((runs["it"] / "explorer.html").as_uri())
             page.wait_for_selector("body[data-ready='1']")
@@ -54,7 +54,6 @@ def main() -> int:
             page.fill("#search", "social")
             page.wait_for_timeout(300)
             page.locator("#spacer .row").first.click()
-            shots.append(("insttrans_filtered.png", page))
             page.screenshot(path=str(args.out_dir / "insttrans_filtered.png"))
             page.goto((runs["it"] / "explorer.html").as_uri() + "#case=itb-doc-016")
             page.reload()

@@ -28,7 +28,8 @@ from conftest import make_row, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 IT_DATA, IT_PREDICTIONS = ROOT / "data" / "test.jsonl", ROOT / "data" / "example_predictions.jsonl"
-SG_DATA, SG_PREDICTIONS = ROOT / "data" / "sandglass" / "test.jsonl", ROOT / "data" / "sandglass" / "example_predictions.jsonl"
+SG_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
+SG_PREDICTIONS = ROOT / "data" / "sandglass" / "example_predictions.jsonl"
 HOSTILE = ('</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
            '<!-- <svg onload=window.__pwned=3> &amp; \u2028 end')
 NO_BROWSER = unavailable_reason()
@@ -178,6 +179,10 @@ def test_log_samples_adds_the_prediction_and_the_model_input_and_nothing_else(tm
 # The compare page
 # ---------------------------------------------------------------------------------------------
 
+def verdicts(row: dict) -> list[tuple]:
+    return [(entry["id"], entry.get("passed"), entry.get("score")) for entry in row.get("constraints", [])]
+
+
 def flips_from_scores(a: Path, b: Path) -> list[str]:
     """Changed instances computed from the two scores.jsonl files alone, field by field."""
     fields = ("hard_pass", "soft_mean", "if_score", "quality", "status", "score", "syllable_reward",
@@ -186,7 +191,6 @@ def flips_from_scores(a: Path, b: Path) -> list[str]:
     out = []
     for row in read_scores(a):
         other = rows_b[row["case_id"]]
-        verdicts = lambda r: [(c["id"], c.get("passed"), c.get("score")) for c in r.get("constraints", [])]  # noqa: E731
         if any(row.get(name) != other.get(name) for name in fields) or verdicts(row) != verdicts(other):
             out.append(row["case_id"])
     return out
@@ -237,8 +241,9 @@ def visible_count(driver) -> int:
 
 
 def choose(driver, facet: str, value: str) -> None:
-    driver.locator("details.facet").filter(has=driver.locator("summary", has_text=re.compile(f"^{re.escape(facet)}$"))) \
-        .locator("label").filter(has=driver.locator("span.fv", has_text=re.compile(f"^{re.escape(value)}$"))) \
+    group = driver.locator("details.facet").filter(
+        has=driver.locator("summary", has_text=re.compile(f"^{re.escape(facet)}$")))
+    group.locator("label").filter(has=driver.locator("span.fv", has_text=re.compile(f"^{re.escape(value)}$"))) \
         .locator("input").check()
 
 
