@@ -326,3 +326,14 @@ def test_browser_hostile_prediction_runs_nothing(tmp_path):
             assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
             assert errors == []
     assert dialogs == []
+
+
+def test_judge_replies_show_every_text_a_detail_carries_repairs_included():
+    from eval.insttrans.explorer import judge_replies
+
+    detail = {"cache_key": "ab" * 32, "reply": '{"quality": 1}', "repaired": True,
+              "invalid_reply": "quality: one", "repair_prompt": "Answer with one JSON object."}
+    assert judge_replies("quality", detail) == [("quality reply", '{"quality": 1}'), ("quality repaired", "True"),
+                                                ("quality invalid reply", "quality: one"),
+                                                ("quality repair prompt", "Answer with one JSON object.")]
+    assert judge_replies("quality", None) == [] and judge_replies("quality", {"reason": ""}) == []
