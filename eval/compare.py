@@ -603,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.html:
             from eval.compare_html import write_compare_html
 
-            write_compare_html(args.html, result, args.runs)
+            runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
+            write_compare_html(args.html, result, runs)
             print(f"wrote {args.html}")
         return 0
 

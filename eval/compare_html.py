@@ -12,10 +12,16 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from eval.benchmarks import get_benchmark
-from eval.compare import LOWER_IS_BETTER, SIGNIFICANCE, Run
 from eval.explorer import generic_view, page, pane, run_meta, texts_of
+
+if TYPE_CHECKING:  # eval.compare imports this module for --html; its Run is a type here only
+    from eval.compare import Run
+
+SIGNIFICANCE = 0.05  # as eval.compare's table marks it
+LOWER_IS_BETTER = frozenset({"mean_abs_dev"})  # as eval.compare's table notes it (a test keeps them equal)
 
 _BETTER, _WORSE, _NEUTRAL = "#2a7a3b", "#b03a2e", "#8a8f99"
 
@@ -239,10 +245,8 @@ def render_compare_html(result: dict, runs: list[Run]) -> str:
     return page(f"compare {title}", payload, prelude=prelude)
 
 
-def write_compare_html(path, result: dict, run_paths) -> None:
-    """Read the runs again (the statistics did not keep their rows) and write the page atomically."""
-    from eval.compare import load_run, run_names
+def write_compare_html(path, result: dict, runs: list[Run]) -> None:
+    """The page, written atomically (eval.compare --html)."""
     from eval.outputs import write_atomic
 
-    runs = [load_run(run_path, name) for run_path, name in zip(run_paths, run_names(list(run_paths)))]
     write_atomic(path, render_compare_html(result, runs))

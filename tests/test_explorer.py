@@ -337,3 +337,11 @@ def test_judge_replies_show_every_text_a_detail_carries_repairs_included():
                                                 ("quality invalid reply", "quality: one"),
                                                 ("quality repair prompt", "Answer with one JSON object.")]
     assert judge_replies("quality", None) == [] and judge_replies("quality", {"reason": ""}) == []
+
+
+def test_the_chart_colours_and_marks_as_the_printed_table_does():
+    import eval.compare
+    import eval.compare_html
+
+    assert eval.compare_html.SIGNIFICANCE == eval.compare.SIGNIFICANCE
+    assert eval.compare_html.LOWER_IS_BETTER == set(eval.compare.LOWER_IS_BETTER)
