@@ -19,8 +19,10 @@ def _verdict(entry: dict) -> tuple[str, bool | None]:
     return ("not judged", None) if score is None else (f"{score:g}", score >= 1)
 
 
-def _explanation(entry: dict) -> str:
+def _explanation(entry: dict, missing: bool) -> str:
     detail = entry.get("detail")
+    if missing:
+        return "missing prediction"
     if entry["kind"] == "hard":
         return "" if entry["passed"] else failure_reason(entry["id"], detail)
     if isinstance(detail, dict) and detail.get("repaired"):
@@ -49,7 +51,7 @@ def explorer_view(row: dict | None, score: dict) -> dict:
     for entry in score["constraints"]:
         verdict, passed = _verdict(entry)
         checks.append({"name": entry["id"], "kind": entry["kind"], "verdict": verdict, "passed": passed,
-                       "explanation": _explanation(entry)})
+                       "explanation": _explanation(entry, score.get("status") == "missing")})
         verdicts.append(f"{entry['id']}: {verdict}")
         if passed is False:
             failed.append(entry["id"])
@@ -58,7 +60,8 @@ def explorer_view(row: dict | None, score: dict) -> dict:
     quality = score.get("quality")
     checks.append({"name": "quality", "kind": "Judge", "passed": None if quality is None else quality >= 1,
                    "verdict": "not judged" if quality is None else f"{quality:g}",
-                   "explanation": "" if quality is None or quality >= 1 else "Judge score below 1 (reply below)"})
+                   "explanation": "" if quality is None or quality >= 1 else
+                   "missing prediction" if score.get("status") == "missing" else "Judge score below 1 (reply below)"})
     hard_pass = score.get("hard_pass")
     facets = {
         "outcome": "missing" if score.get("status") == "missing" else ("hard pass" if hard_pass else "hard fail"),
