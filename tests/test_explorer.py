@@ -296,6 +296,9 @@ def test_browser_sandglass_facet_search_count_and_an_item(runs):
         assert driver.locator("#detail [data-text=prediction]").text_content() == expected[0]["hyp"]
         why = driver.locator("#detail tr[data-check='syllable budget'] td.expl").text_content()
         assert f"target of {expected[0]['target_syllables']} syllables" in why
+        driver.select_option("#sort", "-dev")  # largest deviation first, ties in data order
+        worst = sorted(expected, key=lambda s: -s["dev"])[0]["case_id"]
+        assert driver.locator("#spacer .row .id").first.text_content() == worst
     assert errors == []
 
 
