@@ -348,3 +348,15 @@ def test_the_chart_colours_and_marks_as_the_printed_table_does():
 
     assert eval.compare_html.SIGNIFICANCE == eval.compare.SIGNIFICANCE
     assert eval.compare_html.LOWER_IS_BETTER == set(eval.compare.LOWER_IS_BETTER)
+
+
+def test_hostile_run_names_are_escaped_on_the_compare_page(runs, tmp_path):
+    import shutil
+
+    hostile = tmp_path / "<svg onload=alert(1)>&"
+    shutil.copytree(runs["it_b"], hostile, ignore=shutil.ignore_patterns("*.sqlite*", ".lock"))
+    out = tmp_path / "c.html"
+    assert run_cli(compare_main, [str(runs["it"]), str(hostile), "--resamples", "200", "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "<svg onload" not in text and "&lt;svg onload=alert(1)&gt;&amp;" in text
+    assert payload_of(text)["meta"][1][1].startswith("<svg onload=alert(1)>&: ")
