@@ -13,6 +13,8 @@ data as HTML.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import html
 import json
 
@@ -67,14 +69,24 @@ def instance_item(view: dict, score: dict, prediction: str | None, diagnostics: 
             "t": texts_of(view), "p": [pane(view, score, prediction, diagnostics)]}
 
 
-def explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict]) -> list[dict]:
-    """Every scored instance in data order (rows and scores are aligned by the pipeline)."""
+def explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict],
+                   diagnostic_case_ids: dict[str, list[str]] | None = None) -> list[dict]:
+    """Every scored instance in data order (rows and scores are aligned by the pipeline). The
+    wrapper diagnostics come from the summary's `diagnostic_case_ids` when given, else are
+    computed here."""
     view_of = bench.explorer_view or generic_view
+    named: dict[str, list[str]] = {}
+    for name, case_ids in (diagnostic_case_ids or {}).items():
+        for case_id in case_ids:
+            named.setdefault(case_id, []).append(name)
     items = []
     for row, score in zip(rows, scores):
         prediction = predictions.get(score["case_id"])
-        diagnostics = [] if is_missing(prediction) else [
-            name for name, present in wrapper_diagnostics(prediction, bench.diagnostics_source(row)).items() if present]
+        if diagnostic_case_ids is not None or is_missing(prediction):
+            diagnostics = named.get(score["case_id"], [])
+        else:
+            found = wrapper_diagnostics(prediction, bench.diagnostics_source(row))
+            diagnostics = [name for name, present in found.items() if present]
         items.append(instance_item(view_of(row, score), score, prediction, diagnostics))
     return items
 
@@ -107,10 +119,25 @@ def page(title: str, payload: dict, prelude: str = "") -> str:
 
 def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: dict, scores: list[dict]) -> str:
     """explorer.html of one run (SPEC §11 result file; docs/explorer.md)."""
-    items = explorer_items(bench, rows, predictions, scores)
-    payload = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary),
-               "numbers": _number_names(items), "items": items}
-    return page(f"{bench.title} explorer", payload)
+    with _no_cyclic_gc():
+        items = explorer_items(bench, rows, predictions, scores,
+                               (summary.get("predictions") or {}).get("diagnostic_case_ids"))
+        payload = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary),
+                   "numbers": _number_names(items), "items": items}
+        return page(f"{bench.title} explorer", payload)
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc():
+    """The page's many small, acyclic dicts and lists would set off full collections over the
+    whole run's heap (half the page's build time at 3,000 rows); reference counting frees them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _number_names(items: list[dict]) -> list[str]:

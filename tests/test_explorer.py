@@ -360,3 +360,20 @@ def test_hostile_run_names_are_escaped_on_the_compare_page(runs, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "<svg onload" not in text and "&lt;svg onload=alert(1)&gt;&amp;" in text
     assert payload_of(text)["meta"][1][1].startswith("<svg onload=alert(1)>&: ")
+
+
+def test_diagnostics_from_the_summary_equal_those_computed_from_the_predictions(tmp_path):
+    from eval.explorer import explorer_items
+
+    rows = [make_row("d-1"), make_row("d-2"), make_row("d-3")]
+    predictions = {"d-1": "```\nHello\n```", "d-2": "<think>hm</think>Hello", "d-3": "Hello"}
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    files = write_jsonl(tmp_path / "p.jsonl", [{"case_id": k, "prediction": v} for k, v in predictions.items()])
+    out = evaluate_run(tmp_path / "out", data, files, "--skip-judge")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    scores = read_scores(out)
+    bench = get_benchmark("insttrans")
+    computed = explorer_items(bench, rows, predictions, scores)
+    given = explorer_items(bench, rows, predictions, scores, summary["predictions"]["diagnostic_case_ids"])
+    assert [item["p"][0]["d"] for item in given] == [item["p"][0]["d"] for item in computed]
+    assert [item["p"][0]["d"] for item in given] == [["code_fence"], ["think_block"], []]
