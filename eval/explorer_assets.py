@@ -46,7 +46,7 @@ text-overflow:ellipsis}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;word-break:normal;background:#f7f8fb;border:1px solid #e3e6ee;
 border-radius:4px;padding:6px 8px;margin:2px 0 8px;max-height:480px;overflow:auto;font-size:14px;line-height:1.55}
 .text.ws{font-family:ui-monospace,Menlo,Consolas,"Noto Sans Mono CJK SC",monospace;font-size:13px}
-.wsmark{color:#b0b8c8}
+.wsmark{color:#b0b8c8}mark{background:#ffe58a;color:inherit;padding:0}
 details.fold>summary{cursor:pointer;color:#335;font-size:13px;margin:4px 0}
 table.checks{border-collapse:collapse;width:100%;font-size:13px;margin:2px 0 8px}
 table.checks td:nth-child(1){overflow-wrap:anywhere}table.checks td:nth-child(2),table.checks td:nth-child(3){white-space:nowrap}
@@ -226,12 +226,26 @@ EXPLORER_JS = r"""
     if (last < text.length) frag.appendChild(document.createTextNode(text.slice(last)));
     return frag;
   }
+  function highlighted(text) {
+    // the search's matches as <mark> elements around text nodes (never HTML); skipped where
+    // lower-casing changes the length, since the offsets would no longer line up
+    var q = state.q.toLowerCase(), lower = text.toLowerCase();
+    if (!q || lower.length !== text.length || lower.indexOf(q) < 0) return document.createTextNode(text);
+    var frag = document.createDocumentFragment(), at = 0, found;
+    while ((found = lower.indexOf(q, at)) >= 0) {
+      if (found > at) frag.appendChild(document.createTextNode(text.slice(at, found)));
+      frag.appendChild(el("mark", null, text.slice(found, found + q.length)));
+      at = found + q.length;
+    }
+    if (at < text.length) frag.appendChild(document.createTextNode(text.slice(at)));
+    return frag;
+  }
   function textBlock(text, lang, ws, name) {
     var block = el("div", "text" + (ws ? " ws" : ""));
     block.setAttribute("dir", "auto");
     if (lang) block.setAttribute("lang", lang);
     if (name) block.setAttribute("data-text", name);
-    if (ws) block.appendChild(visibleWhitespace(text)); else block.textContent = text;
+    block.appendChild(ws ? visibleWhitespace(text) : highlighted(text));
     return block;
   }
   function checksTable(checks, stacked) {
@@ -357,7 +371,11 @@ EXPLORER_JS = r"""
     var timer = null;
     search.addEventListener("input", function () {
       clearTimeout(timer);
-      timer = setTimeout(function () { state.q = search.value; apply(); }, 120);
+      timer = setTimeout(function () {
+        state.q = search.value;
+        apply();
+        if (state.current >= 0) openItem(state.current, false, true);
+      }, 120);
     });
     side.appendChild(search);
     var sort = el("select"); sort.id = "sort";
