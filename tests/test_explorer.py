@@ -327,6 +327,11 @@ def test_browser_hostile_prediction_runs_nothing(tmp_path):
             assert driver.evaluate("window.__pwned") is None
             assert driver.locator("#detail img, #detail svg, #detail script").count() == 0
             assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
+            driver.fill("#search", "onerror")  # the highlighted rendering too
+            driver.wait_for_timeout(300)
+            assert driver.locator("#detail [data-text=prediction] mark").count() == 1
+            assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
+            assert driver.evaluate("window.__pwned") is None
             assert errors == []
     assert dialogs == []
 
