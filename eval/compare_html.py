@@ -14,14 +14,13 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval.benchmarks import get_benchmark
+from eval.errors import HarnessError
 from eval.explorer import generic_view, page, pane, run_meta, texts_of
 
 if TYPE_CHECKING:  # eval.compare imports this module for --html; its Run is a type here only
     from eval.compare import Run
 
-SIGNIFICANCE = 0.05  # as eval.compare's table marks it
-LOWER_IS_BETTER = frozenset({"mean_abs_dev"})  # as eval.compare's table notes it (a test keeps them equal)
+SIGNIFICANCE = 0.05  # as eval.compare's table marks it (a test keeps them equal)
 
 _BETTER, _WORSE, _NEUTRAL = "#2a7a3b", "#b03a2e", "#8a8f99"
 
@@ -69,9 +68,10 @@ def recorded_predictions(run: Run) -> dict[str, str | None]:
 
 
 def _bench(run: Run):
+    """The run's benchmark record (eval.compare has checked that it is known), or None."""
     try:
-        return get_benchmark(run.benchmark)
-    except ValueError:
+        return run.bench
+    except HarnessError:
         return None
 
 
@@ -104,9 +104,10 @@ def nice_extent(largest: float) -> float:
     return largest
 
 
-def delta_chart_svg(comparison: dict, width: int = 980) -> str:
+def delta_chart_svg(comparison: dict, lower_is_better: frozenset[str] = frozenset(), width: int = 980) -> str:
     """A forest plot of B − A: a dot per metric, its 95% interval as a line, zero marked, the
-    numbers and p-value beside it; significant deltas (p < 0.05) coloured by direction."""
+    numbers and p-value beside it; significant deltas (p < 0.05) coloured by direction
+    (`lower_is_better`: the benchmark's metrics where a drop is the improvement)."""
     rows = delta_rows(comparison)
     label_w, text_w, row_h, top = 220, 330, 20, 40
     plot_w = width - label_w - text_w
@@ -127,7 +128,7 @@ def delta_chart_svg(comparison: dict, width: int = 980) -> str:
     for index, (label, stats) in enumerate(rows):
         y = top + index * row_h + row_h / 2
         significant = stats["p_value"] < SIGNIFICANCE
-        lower_better = label.split()[-1] in LOWER_IS_BETTER
+        lower_better = label.split()[-1] in lower_is_better
         better = (stats["delta"] < 0) if lower_better else (stats["delta"] > 0)
         colour = _NEUTRAL if not significant or stats["delta"] == 0 else (_BETTER if better else _WORSE)
         low, high = stats["ci95"]
@@ -149,12 +150,14 @@ def delta_chart_svg(comparison: dict, width: int = 980) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _direction(view_a: dict, view_b: dict) -> tuple[str, str, float | None]:
-    """(direction, number, B − A) on the first number both runs have that differs."""
+    """(direction, number, B − A) on the first number both runs have that differs; the view names
+    the numbers where lower is better (`lower_is_better`)."""
     numbers_a, numbers_b = view_a.get("numbers", {}), view_b.get("numbers", {})
+    lower = set(view_a.get("lower_is_better", ()))
     for name, value in numbers_a.items():
         other = numbers_b.get(name)
         if value is not None and other is not None and value != other:
-            better = (other < value) if name in LOWER_IS_BETTER or name.endswith("dev") else (other > value)
+            better = (other < value) if name in lower else (other > value)
             return ("B better" if better else "B worse"), name, other - value
     return "same numbers", "", None
 
@@ -221,7 +224,9 @@ def compare_items(runs: list[Run]) -> list[dict]:
 
 def render_compare_html(result: dict, runs: list[Run]) -> str:
     """The whole compare page for `compare()`'s result over `runs` (the first is A)."""
-    charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison)}</div>"
+    bench = _bench(runs[0])
+    lower_is_better = bench.lower_is_better() if bench else frozenset()
+    charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison, lower_is_better)}</div>"
                      for comparison in result["comparisons"])
     legend = (f"<p class=\"legend\">dot: B − A; line: 95% paired-bootstrap interval; p: paired approximate "
               f"randomization ({result['resamples']} resamples, seed {result['seed']}); * p &lt; {SIGNIFICANCE}, "
@@ -238,7 +243,6 @@ def render_compare_html(result: dict, runs: list[Run]) -> str:
     meta.append(["changed", f"{len(items)} instances whose verdict or score differs from A's "
                             f"(of {len(runs[0].scores)} in A)"])
     titles = {run.benchmark for run in runs}
-    bench = _bench(runs[0])
     title = f"{bench.title if bench else '/'.join(sorted(titles))}: {' vs '.join(run.name for run in runs)}"
     payload = {"kind": "compare", "title": title, "meta": meta, "numbers": list(numbers), "items": items}
     prelude = f"<details open class=\"fold\"><summary>metric deltas (B − A)</summary>{charts}{legend}</details>"

@@ -48,4 +48,5 @@ def explorer_view(row: dict | None, score: dict) -> dict:
                     "dev": score["dev"], "signed_dev": score["signed_dev"], "target_syllables": target,
                     "hyp_syllables": score["hyp_syllables"]},
         "texts": texts, "checks": checks, "judge": [], "prediction": score.get("hyp"), "prediction_lang": language,
+        "lower_is_better": ("dev",),
     }
