@@ -381,3 +381,15 @@ def test_diagnostics_from_the_summary_equal_those_computed_from_the_predictions(
     given = explorer_items(bench, rows, predictions, scores, summary["predictions"]["diagnostic_case_ids"])
     assert [item["p"][0]["d"] for item in given] == [item["p"][0]["d"] for item in computed]
     assert [item["p"][0]["d"] for item in given] == [["code_fence"], ["think_block"], []]
+
+
+@browser
+@pytest.mark.parametrize("name", ["it", "sg"])
+def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name):
+    with browser_page() as driver:
+        driver.goto((runs[name] / "report.html").as_uri())
+        link = driver.locator('a[href^="explorer.html#case="]').first
+        case_id = link.text_content()
+        link.click()
+        driver.wait_for_selector("body[data-ready='1']")
+        assert driver.inner_text("#detail h2") == case_id
