@@ -53,6 +53,7 @@ GIVEN = {
     "README.md": {"outputs/system_a": "run", "outputs/system_b": "run"},
     "judge.md": {"outputs/predictions.jsonl": EXAMPLE},
     "compare.md": {"system_a.jsonl": EXAMPLE, "system_b.jsonl": EXAMPLE, "p.jsonl": EXAMPLE, "runs/c": "run"},
+    "explorer.md": {"runs/a": "run", "runs/b": "run"},
     "strict-rules.md": {"P.jsonl": EXAMPLE, "my_rows.jsonl": "data/test.jsonl"},
 }
 
