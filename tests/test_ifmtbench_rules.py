@@ -170,6 +170,8 @@ STRUCTURED_FAIL = [
     ("HTML tag renamed", "<b>x</b>", "HTML", "<strong>x</strong>"),
     ("HTML self-closing vs plain start", "<br/>", "HTML", "<br>"),
     ("HTML order changed", "<b>x</b><i>y</i>", "HTML", "<i>y</i><b>x</b>"),
+    ("HTML response the parser rejects", "<p>x</p>", "HTML", "<p><![<![x"),
+    ("HTML source the parser rejects", "<p><![<![x", "HTML", "<p>x</p>"),
     ("CSV row lost", "a,b\n1,2", "CSV", "x,y"),
     ("CSV column lost", "a,b\n1,2", "CSV", "x,y\n3"),
     ("CSV blank line only in the response", "a,b\n1,2", "CSV", "x,y\n\n3,4"),
@@ -205,6 +207,18 @@ def test_structured_fails(name, origin, data_format, response):
     verdict = check_structured(_structured_row(origin, data_format), response)
     assert not verdict.passed
     assert verdict.detail["reason"]
+
+
+@pytest.mark.parametrize("origin, response, reason", [
+    ("<p><![<![", "<p>x</p>", "the source cannot be parsed as HTML"),
+    ("<p>x</p>", "<p><![<![", "the response cannot be parsed as HTML"),
+    ("<b>x</b>", "<i>x</i>", "tag event #1 is start <i>, the source has start <b>"),
+    ("a,b\n1,2", "a,b\n1", None),
+])
+def test_structure_reasons_name_the_side_and_the_place(origin, response, reason):
+    data_format = "CSV" if "," in origin else "HTML"
+    detail = check_structured(structured(origin, data_format), response).detail
+    assert detail["reason"] == (reason or "row 2 has 1 columns in the response, 2 in the source")
 
 
 def test_every_data_format_spelling_dispatches():
