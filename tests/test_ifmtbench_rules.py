@@ -221,6 +221,15 @@ def test_structure_reasons_name_the_side_and_the_place(origin, response, reason)
     assert detail["reason"] == (reason or "row 2 has 1 columns in the response, 2 in the source")
 
 
+@pytest.mark.parametrize("origin, response, reason", [
+    ("just text", "| x |\n|---|", "the source: fewer than two table lines"),
+    ("| a |\n|---|", "| x |\n| y |", "the response: line 2 is not a separator row"),
+    ("| a | b |\n|---|---|", "| x |\n|---|", "1 header columns in the response, 2 in the source"),
+])
+def test_markdown_reasons_name_the_side(origin, response, reason):
+    assert check_structured(structured(origin, "Markdown"), response).detail["reason"] == reason
+
+
 def test_every_data_format_spelling_dispatches():
     samples = {"JSON": '{"a": 1}', "json": '{"a": 1}', "HTML片段": "<p>x</p>", "HTML": "<p>x</p>", "html": "<p>x</p>",
                "CSV": "a,b", "csv": "a,b", "Markdown表格": "| a |\n|---|", "Markdown": "| a |\n|---|",
