@@ -104,6 +104,13 @@ def test_an_offline_run_scores_the_hard_rules_and_leaves_the_judged_numbers_null
     assert "IFMTBench evaluation report" in html and "single vs multi" in html
 
 
+def test_skip_judge_sends_nothing_even_with_a_judge_configured(files, monkeypatch):
+    """The original's --skip-llm still calls the Judge (a departure, docs/ifmtbench.md)."""
+    with JudgeServer(ifmt_handler) as server:
+        assert run(files, "--skip-judge", server=server, monkeypatch=monkeypatch) == 0
+    assert server.requests == []
+
+
 def test_a_judged_run_asks_gpt_4o_with_the_originals_parameters_and_is_formal(files, monkeypatch, capfd):
     with JudgeServer(ifmt_handler) as server:
         status = run(files, server=server, monkeypatch=monkeypatch)
