@@ -204,8 +204,9 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def html_sections(summary: dict, scores: list[dict]) -> list[str]:
-    """The IFMTBench body of report.html: headlines, single vs multi per id, breakdowns, failures."""
+def report_html(summary: dict, scores: list[dict]) -> tuple[list[str], list[str]]:
+    """report.html's IFMTBench parts before the failures section (headlines, single vs multi per
+    id, the glossary fallback and Judge nulls) and after it (the breakdown tables)."""
     parts = ["<h2>Headline numbers</h2>",
              _html_table(["metric", "value [95% CI]"],
                          [[_e(name), _e(headline_cell(summary[name]))] for name in HEADLINE_NAMES]),
@@ -219,6 +220,18 @@ def html_sections(summary: dict, scores: list[dict]) -> list[str]:
     parts.append(f"<p>Glossary Judge fallback: the rule failed on {_e(fallback['rule_failed'])} present responses; the "
                  f"Judge passed {_e(fallback['judge_passed'])}, failed {_e(fallback['judge_failed'])}, not asked "
                  f"{_e(fallback['skipped'])}. Judge nulls: {_e(nulls['count'])}.</p>")
+    after = ["<h2>Breakdowns</h2>"]
+    for key, title in GROUPS:
+        after.append(f"<h3>By {_e(title)}</h3>")
+        after.append(_html_table([title, "n", "if_score", "hard_pass_rate"],
+                                 [[_e(group), _e(entry["n"]), _e(fmt(entry["if_score"])), _e(fmt(entry["hard_pass_rate"]))]
+                                  for group, entry in summary[key].items()]))
+    return parts, after
+
+
+def html_sections(summary: dict, scores: list[dict]) -> list[str]:
+    """The IFMTBench body of report.html: headlines, single vs multi per id, failures, breakdowns."""
+    parts, after = report_html(summary, scores)
     data = failures(scores, summary)
     parts.append('<h2 id="failures">Failures</h2>')
     if data["missing"]["count"]:
@@ -238,10 +251,4 @@ def html_sections(summary: dict, scores: list[dict]) -> list[str]:
             parts.append(_html_table(["case_id", "score", "note"],
                                      [[f"<code>{_e(case['case_id'])}</code>", _e(f"{case['score']:g}"), _e(case["reason"])]
                                       for case in slot["cases"]]))
-    parts.append("<h2>Breakdowns</h2>")
-    for key, title in GROUPS:
-        parts.append(f"<h3>By {_e(title)}</h3>")
-        parts.append(_html_table([title, "n", "if_score", "hard_pass_rate"],
-                                 [[_e(group), _e(entry["n"]), _e(fmt(entry["if_score"])), _e(fmt(entry["hard_pass_rate"]))]
-                                  for group, entry in summary[key].items()]))
-    return parts
+    return parts + after
