@@ -230,6 +230,16 @@ def test_markdown_reasons_name_the_side(origin, response, reason):
     assert check_structured(structured(origin, "Markdown"), response).detail["reason"] == reason
 
 
+@pytest.mark.parametrize("origin, response, reason", [
+    ('{"a": 1, "c": 2}', '{"b": 1, "c": 2}', "keys differ at $: missing ['a']; extra ['b']"),
+    ('{"a": [1, {"b": 1}]}', '{"a": [1, {"b": "x"}]}', "type differs at $.a[1].b (int in the source, str in the response)"),
+    ("[1, 2]", "[1]", "array length differs at $ (2 in the source, 1 in the response)"),
+    ('{"a": 1}', "nope", "the response is not JSON"),
+])
+def test_json_reasons_name_the_path(origin, response, reason):
+    assert check_structured(structured(origin, "JSON"), response).detail["reason"] == reason
+
+
 def test_every_data_format_spelling_dispatches():
     samples = {"JSON": '{"a": 1}', "json": '{"a": 1}', "HTML片段": "<p>x</p>", "HTML": "<p>x</p>", "html": "<p>x</p>",
                "CSV": "a,b", "csv": "a,b", "Markdown表格": "| a |\n|---|", "Markdown": "| a |\n|---|",
