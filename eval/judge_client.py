@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S,  # noqa: F401 (interface)
+                         DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_BACKOFF_S, REASONING_EFFORTS, JudgeSettings)
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
 from eval.locking import hold_lock
@@ -49,38 +51,17 @@ if TYPE_CHECKING:  # annotations only; the modules are imported where they are u
     import httpx
     from tqdm import tqdm
 
-DEFAULT_CONCURRENCY = 16
-DEFAULT_MAX_RETRIES = 6
-DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
-DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
-DEFAULT_BACKOFF_S = 1.0
-MAX_BACKOFF_S = 8.0
+# The Judge's settings and their defaults live with the run's other settings (eval/config.py), so
+# the command-line edge builds them without importing this client; DEFAULT_TIMEOUT_S: see the
+# module docstring for why 60 s.
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 RESPONSES_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
 RESPONSES = "responses"
 CHAT = "chat_completions"
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """Everything that decides how the Judge is asked; the key is kept out of repr."""
-
-    model: str
-    api_base: str
-    api_key: str = field(repr=False)
-    concurrency: int = DEFAULT_CONCURRENCY
-    reasoning_effort: str = "none"
-    max_retries: int = DEFAULT_MAX_RETRIES
-    timeout: float = DEFAULT_TIMEOUT_S
-    backoff: float = DEFAULT_BACKOFF_S
-    backoff_max: float = MAX_BACKOFF_S
-    deadline: float = DEFAULT_DEADLINE_S
-    params: dict | None = None  # chat request parameters a benchmark asks for instead of the shared ones
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The run pipeline both benchmarks share (SPEC §6, §9–§11).
+"""The run pipeline every benchmark shares (SPEC §6, §9–§11); it never names one.
 
 evaluate.py: settings → data → predictions → lock → Judge → scoring → aggregation → outputs.
 The order keeps a failed run harmless: everything that can be checked is checked before the
@@ -13,11 +13,11 @@ from pathlib import Path
 from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
-from eval.config import DataSource, RunConfig
-from eval.data import LoadedData, load_data
+from eval.config import HARNESS, DataSource, RunConfig
 from eval.errors import ConfigError
-from eval.failures import failures_markdown_text
+from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
+from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
@@ -28,7 +28,7 @@ from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(benchmark_files(bench, source), bench.default_data, bench.default_dataset, bench.validate_rows)
+    return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.clean_hub_row)
 
 
 def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
@@ -43,6 +43,25 @@ def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
             raise ConfigError(f"{folder}: no {bench.title} data file found there", "pass the data with --data FILE")
         return source
     return DataSource(path=files[0], more_paths=tuple(files[1:]))
+
+
+def check_choices(bench: Benchmark, config: RunConfig) -> None:
+    """The prompt set, counter and options a run names must be the benchmark's (SPEC §15 plugs
+    `release` in beside `harness`)."""
+    for what, name, known in (("prompt set", config.prompt_set, bench.prompt_sets),
+                              ("syllable counter", config.counter, bench.counters)):
+        if name not in known:
+            raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known)}")
+    for name, value in config.options.items():
+        if name in bench.options and value not in bench.options[name]:
+            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r}",
+                              f"use one of: {', '.join(sorted(bench.options[name]))}")
+
+
+def choice_parts(config: RunConfig) -> tuple[str, ...]:
+    """Signature parts for a prompt set or counter other than the harness's own (none by default)."""
+    return tuple(f"{key}:{name}" for key, name in (("prompts", config.prompt_set), ("counter", config.counter))
+                 if name != HARNESS)
 
 
 def read_case_ids(path: Path, known: set[str]) -> list[str]:
@@ -93,7 +112,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
                   extra_reasons: list[str]) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
-    known_as = identify(data.sha256, bench.name)
+    known_as = identify(data.sha256, bench)
     by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
     if by_rows:
         known_as = "official release (by row counts)"
@@ -101,7 +120,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
     if not by_rows:
-        reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
+        reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
@@ -119,7 +138,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "judge": judge_block,
         "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config), *system_part),
+                                    settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
+                                              *system_part),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
@@ -131,6 +151,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
 def run_evaluation(config: RunConfig) -> int:
     """Score one predictions file; returns the exit status (errors raise HarnessError)."""
     bench = get_benchmark(config.benchmark)
+    check_choices(bench, config)
     extra_reasons = bench.check_config(config)
     refuse_inputs_among_results(config)
     data = load_benchmark_data(bench, config.source)
@@ -151,20 +172,21 @@ def run_evaluation(config: RunConfig) -> int:
         if config.judge is not None:
             from eval import judge_client
 
+            prompts = bench.prompt_sets[config.prompt_set]
             settings = config.judge
             if bench.judge_params is not None:
                 settings = replace(settings, params=dict(bench.judge_params))
             verdicts, judge_block = judge_client.run_judge_prompts(
-                bench.judge_requests(rows, predictions), settings, config.cache_path, bench.prompt_versions,
+                prompts.judge_requests(rows, predictions), settings, config.cache_path, dict(prompts.versions),
                 progress=not config.quiet)
         scores = bench.score_rows(rows, predictions, verdicts, config)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons)
+        failure_lists = failures(scores, summary, bench=bench)
         write_results(config.output_dir, {
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-            "report.md": bench.report_markdown(summary) + (bench.failures_markdown or failures_markdown_text)(
-                scores, summary),
-            "report.html": render_report_html(summary, scores, title=bench.title, sections=bench.report_html_sections),
+            "report.md": bench.report_markdown(summary) + "\n".join(failures_markdown(failure_lists)) + "\n",
+            "report.html": render_report_html(summary, scores, bench, failure_lists),
             "summary.json": json_text(summary),
         })
     if not config.quiet:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from eval.errors import ConfigError, HarnessError, JudgeError
+from eval.redaction import REDACTED, SECRET_PIECE, redact  # noqa: F401  (part of this module's interface)
 
 if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
     import httpx
@@ -34,8 +35,6 @@ MAX_PAUSE_S = 600.0  # an announced wait longer than this is taken as this
 MESSAGE_LIMIT = 500
 REJECTION_STATUSES = frozenset({400, 401, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409})  # plus every 5xx; 429 is handled on its own
-REDACTED = "[redacted]"
-SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +84,7 @@ class ReplyTooLarge(JudgeError):
 # Secrets
 # ---------------------------------------------------------------------------------------------
 
-_BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20|\+)[^\s\"'<>,;\\]+")
+# redact() and its constants live in eval/redaction.py (locking needs them without this module).
 
 
 def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api_key: str, *,
@@ -111,34 +110,6 @@ def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api
     if not (api_key.isascii() and api_key.isprintable()):
         raise ConfigError(f"{key_variable} holds characters that cannot be sent in an HTTP header",
                           hint="copy the key again: it must be printable ASCII")
-
-
-def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:
-    """`text` without the secrets, any piece of them of 12 characters or more, and any `Bearer`
-    value; only then cut to `limit` characters, so a cut can never leave a key's prefix behind."""
-    pieces: set[str] = set()
-    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-        if len(secret) > SECRET_PIECE:
-            pieces.update(secret[i:i + SECRET_PIECE] for i in range(len(secret) - SECRET_PIECE + 1))
-    if pieces:
-        covered = [False] * len(text)
-        for start in range(len(text) - SECRET_PIECE + 1):
-            if text[start:start + SECRET_PIECE] in pieces:
-                covered[start:start + SECRET_PIECE] = [True] * SECRET_PIECE
-        if any(covered):
-            out, inside = [], False
-            for char, hidden in zip(text, covered):
-                if hidden and not inside:
-                    out.append(REDACTED)
-                elif not hidden:
-                    out.append(char)
-                inside = hidden
-            text = "".join(out)
-    text = _BEARER.sub(lambda match: f"{match.group(1)} {REDACTED}", text)
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 1)] + "…"
-    return text
 
 
 # ---------------------------------------------------------------------------------------------

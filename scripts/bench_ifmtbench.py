@@ -26,16 +26,20 @@ HOSTILE_UNITS = {"brackets": "[", "braces": "{", "less-than": "<", "open tags": 
 
 
 def time_run(dataset: Path, predictions: Path, repeat: int) -> None:
-    import evaluate
+    from eval.cli import evaluate_parser, run_config_from_args
+    from eval.pipeline import run_evaluation
+
+    def evaluate(argv: list[str]) -> int:  # what evaluate.py's main does, without its process
+        return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv)))
 
     with tempfile.TemporaryDirectory() as scratch:
         args = ["--dataset", str(dataset), "--predictions", str(predictions), "--output-dir", f"{scratch}/out",
                 "--skip-judge", "--quiet"]
-        evaluate.main(args)  # warm-up: imports, numpy, bytecode
+        evaluate(args)  # warm-up: imports, numpy, bytecode
         inside = []
         for _ in range(repeat):
             start = time.perf_counter()
-            assert evaluate.main(args) == 0
+            assert evaluate(args) == 0
             inside.append(time.perf_counter() - start)
         whole = []
         for _ in range(repeat):

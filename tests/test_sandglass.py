@@ -456,7 +456,7 @@ def test_only_the_default_rule_set_is_accepted_in_sandglass_mode(judged_files):
     data, predictions, out = judged_files
     assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
                                    "--skip-judge", "--quiet", "--rule-set", "original", "--benchmark", "sandglass"]) == 0
-    another_rule_set = RunConfig("sandglass", predictions, out, rule_set="strict")
+    another_rule_set = RunConfig("sandglass", predictions, out, options={"rule_set": "strict"})
     with pytest.raises(ConfigError, match="InstTrans-Bench only"):
         sandglass.SANDGLASS.check_config(another_rule_set)
 

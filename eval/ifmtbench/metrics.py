@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from eval.ifmtbench.labels import HARD, ID_KINDS
-from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, headline, mean_or_none, rounded
+from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline, mean_or_none, rounded
 
 HEADLINES = ("if_score", "if_score_single", "if_score_multi", "composition_drop", "hard_pass_rate")
 

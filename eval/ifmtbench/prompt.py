@@ -9,14 +9,14 @@
   0 or 1.
 
 The response is untrusted model output: it sits in a delimited block whose tag occurs in none of
-the texts (eval/prompts.py), so it cannot close the block and address the Judge.
+the texts (eval/untrusted.py), so it cannot close the block and address the Judge.
 """
 
 from __future__ import annotations
 
 import json
 
-from eval.prompts import delimited_block, delimiter_tag
+from eval.untrusted import delimited_block, delimiter_tag
 
 RUBRIC, GLOSSARY = "ifmt_rubric", "ifmt_glossary"
 PROMPT_VERSIONS = {RUBRIC: "ifmt-rubric-1", GLOSSARY: "ifmt-glossary-1"}

@@ -1,13 +1,11 @@
-"""report.md, report.html sections, the failures section and the console table of an IFMTBench run.
+"""report.md, the console table and the failure lists of an IFMTBench run.
 
-The failures section reads the score rows: per hard id the failing cases with the rule's one-line
-reason (the glossary's Judge fallback named), per soft id the lowest scores and the Judge nulls,
-the missing predictions and the wrapper diagnostics.
+The failure lists read the score rows: per hard id the failing rows with the rule's one-line
+reason (the glossary's Judge fallback named), per soft id the lowest scores and the Judge nulls;
+the shared failures section (eval/failures.py) adds the missing predictions and the diagnostics.
 """
 
 from __future__ import annotations
-
-import html
 
 from eval.ifmtbench.labels import HARD, ID_KINDS
 from eval.report import console_footer, fmt, headline_cell, judge_lines, missing_notice, run_lines
@@ -146,109 +144,3 @@ def failure_lists(scores: list[dict], cap: int = FAILURE_CAP) -> dict:
     order = list(ID_KINDS)
     return {"hard": {cid: hard[cid] for cid in order if cid in hard},
             "soft": {cid: soft_result[cid] for cid in order if cid in soft_result}}
-
-
-def failures(scores: list[dict], summary: dict | None = None, cap: int = FAILURE_CAP) -> dict:
-    """The failure lists with the missing predictions and the wrapper diagnostics."""
-    missing = [score["case_id"] for score in scores if score["status"] == "missing"]
-    predictions = (summary or {}).get("predictions") or {}
-    named = predictions.get("diagnostic_case_ids") or {}
-    diagnostics = {name: {"count": count, "case_ids": list(named.get(name, []))[:cap]}
-                   for name, count in (predictions.get("diagnostics") or {}).items()}
-    return {"cap": cap, "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]},
-            **failure_lists(scores, cap), "diagnostics": diagnostics}
-
-
-def failures_markdown(scores: list[dict], summary: dict) -> str:
-    """The "Failures" section of report.md."""
-    data = failures(scores, summary)
-    lines = ["", "## Failures", "",
-             f"The first {data['cap']} per list, in data order (soft: lowest first); scores.jsonl has every row and "
-             "the full detail.", ""]
-    if data["missing"]["count"]:
-        lines += [f"- Missing predictions ({data['missing']['count']}): "
-                  + ", ".join(f"`{cid}`" for cid in data["missing"]["case_ids"]), ""]
-    for cid, slot in data["hard"].items():
-        lines += [f"### {cid} (hard): {slot['failed']} of {slot['n']} failed", ""]
-        if slot["cases"]:
-            lines += ["| case_id | reason |", "|---|---|"]
-            lines += [f"| `{case['case_id']}` | {_cell(case['reason'])} |" for case in slot["cases"]]
-            lines.append("")
-    for cid, slot in data["soft"].items():
-        if not slot["judged"]:
-            lines += [f"### {cid} (soft): not judged (--skip-judge)", ""]
-            continue
-        lines += [f"### {cid} (soft): {slot['below_full']} of {slot['n']} below 1", ""]
-        if slot["cases"]:
-            lines += ["| case_id | score | note |", "|---|---:|---|"]
-            lines += [f"| `{case['case_id']}` | {case['score']:g} | {_cell(case['reason'])} |" for case in slot["cases"]]
-            lines.append("")
-    lines += ["### Prediction diagnostics (no effect on scores)", ""]
-    for name, entry in data["diagnostics"].items():
-        shown = ", ".join(f"`{cid}`" for cid in entry["case_ids"])
-        lines.append(f"- {name.replace('_', ' ')}: {entry['count']}" + (f": {shown}" if shown else ""))
-    return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------------------------------------
-# report.html
-# ---------------------------------------------------------------------------------------------
-
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{_e(cell)}</th>" for cell in header)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def report_html(summary: dict, scores: list[dict]) -> tuple[list[str], list[str]]:
-    """report.html's IFMTBench parts before the failures section (headlines, single vs multi per
-    id, the glossary fallback and Judge nulls) and after it (the breakdown tables)."""
-    parts = ["<h2>Headline numbers</h2>",
-             _html_table(["metric", "value [95% CI]"],
-                         [[_e(name), _e(headline_cell(summary[name]))] for name in HEADLINE_NAMES]),
-             "<h2>By constraint id: single vs multi</h2>",
-             _html_table(["id", "kind", "n", "all", "single", "multi"],
-                         [[_e(cid), _e(entry["kind"]), _e(entry["n"]), _e(_rate(entry)),
-                           _e(f"{_rate(entry['single'])} (n={entry['single']['n']})"),
-                           _e(f"{_rate(entry['multi'])} (n={entry['multi']['n']})")]
-                          for cid, entry in summary["by_constraint"].items()])]
-    fallback, nulls = summary["glossary_fallback"], summary["judge_nulls"]
-    parts.append(f"<p>Glossary Judge fallback: the rule failed on {_e(fallback['rule_failed'])} present responses; the "
-                 f"Judge passed {_e(fallback['judge_passed'])}, failed {_e(fallback['judge_failed'])}, not asked "
-                 f"{_e(fallback['skipped'])}. Judge nulls: {_e(nulls['count'])}.</p>")
-    after = ["<h2>Breakdowns</h2>"]
-    for key, title in GROUPS:
-        after.append(f"<h3>By {_e(title)}</h3>")
-        after.append(_html_table([title, "n", "if_score", "hard_pass_rate"],
-                                 [[_e(group), _e(entry["n"]), _e(fmt(entry["if_score"])), _e(fmt(entry["hard_pass_rate"]))]
-                                  for group, entry in summary[key].items()]))
-    return parts, after
-
-
-def html_sections(summary: dict, scores: list[dict]) -> list[str]:
-    """The IFMTBench body of report.html: headlines, single vs multi per id, failures, breakdowns."""
-    parts, after = report_html(summary, scores)
-    data = failures(scores, summary)
-    parts.append('<h2 id="failures">Failures</h2>')
-    if data["missing"]["count"]:
-        parts.append(f"<p>Missing predictions ({_e(data['missing']['count'])}): "
-                     + ", ".join(f"<code>{_e(cid)}</code>" for cid in data["missing"]["case_ids"]) + "</p>")
-    for cid, slot in data["hard"].items():
-        parts.append(f"<h3>{_e(cid)} (hard): {_e(slot['failed'])} of {_e(slot['n'])} failed</h3>")
-        if slot["cases"]:
-            parts.append(_html_table(["case_id", "reason"], [[f"<code>{_e(case['case_id'])}</code>", _e(case["reason"])]
-                                                             for case in slot["cases"]]))
-    for cid, slot in data["soft"].items():
-        if not slot["judged"]:
-            parts.append(f"<h3>{_e(cid)} (soft): not judged (--skip-judge)</h3>")
-            continue
-        parts.append(f"<h3>{_e(cid)} (soft): {_e(slot['below_full'])} of {_e(slot['n'])} below 1</h3>")
-        if slot["cases"]:
-            parts.append(_html_table(["case_id", "score", "note"],
-                                     [[f"<code>{_e(case['case_id'])}</code>", _e(f"{case['score']:g}"), _e(case["reason"])]
-                                      for case in slot["cases"]]))
-    return parts + after

@@ -17,6 +17,7 @@ from eval.errors import DataError
 from eval.ifmtbench.labels import DATA_FORMATS, LABELS
 from eval.ifmtbench.rules import chunk_count, data_format_of, parse_term_dict, term_candidates
 
+ROOT = Path(__file__).resolve().parent.parent.parent
 RECOGNISED_BY = ("md5", "class", "input", "output", "origin_text")
 REQUIRED_STRINGS = ("md5", "input", "output", "origin_text")
 OPTIONAL_STRINGS = ("instruction_lang", "origin_language", "target_language", "selected_style",

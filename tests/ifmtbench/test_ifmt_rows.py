@@ -12,7 +12,7 @@ from eval.errors import DataError, PredictionError
 from eval.ifmtbench.predictions import load_ifmt_predictions
 from eval.ifmtbench.rows import dataset_files, looks_like_ifmtbench, model_input, release_by_rows, validate_ifmt_rows
 from tests.conftest import make_row, write_jsonl
-from tests.ifmt_helpers import LABEL, ifmt_row
+from tests.ifmtbench.helpers import LABEL, ifmt_row
 
 
 def validate(*rows):

@@ -14,7 +14,7 @@ from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, ren
 from eval.ifmtbench.rows import validate_ifmt_rows
 from eval.ifmtbench.scoring import judge_requests, score_rows
 from eval.judge_client import VerdictError, Verdicts
-from tests.ifmt_helpers import ifmt_row
+from tests.ifmtbench.helpers import ifmt_row
 
 GOOD = "First line\nSecond line"  # passes layout on the default row
 BAD = "First line Second line"    # fails layout

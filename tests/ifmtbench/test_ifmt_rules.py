@@ -337,9 +337,13 @@ def test_deep_json_on_both_sides_is_compared_without_recursion():
 
 
 def _seconds(function, text: str) -> float:
-    start = time.perf_counter()
-    function(text)
-    return time.perf_counter() - start
+    """The best of three timings: the machine is shared, the best run is the one least disturbed."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        function(text)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 @pytest.mark.parametrize("unit", ["<p>x</p>", "a,b\n", "| a |\n", '{"a": [1]}, ', "x\n"])
@@ -352,6 +356,6 @@ def test_the_rules_grow_about_linearly(unit):
         for one in rows:
             RULES["structured" if "data_format" in one else "layout"](one, text)
 
-    small, large = unit * 5_000, unit * 40_000
+    small, large = unit * 10_000, unit * 80_000
     score_all(small)  # warm up
-    assert _seconds(score_all, large) < 30 * max(_seconds(score_all, small), 1e-3)
+    assert _seconds(score_all, large) < 30 * max(_seconds(score_all, small), 5e-3)

@@ -19,10 +19,10 @@ from eval.cli import run_cli
 from eval.compare import main as compare_main
 from eval.leaderboard import main as leaderboard_main
 from tests.conftest import count_replies, write_jsonl
-from tests.ifmt_helpers import ifmt_handler, ifmt_row
+from tests.ifmtbench.helpers import ifmt_handler, ifmt_row
 from tests.judge_server import JudgeServer, Reply
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 KEY = "sk-ifmt-test-key-000000000000"
 GOOD = "First line\nSecond line"
 BAD = "First line Second line"
