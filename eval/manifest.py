@@ -71,6 +71,7 @@ def build_manifest(data_path: Path = DEFAULT_DATA) -> dict:
         },
         "license": "CC BY-NC 4.0 (data); see LICENSE",
         "sandglass": build_sandglass_entry(),
+        "ifmtbench": build_ifmtbench_entry(),
         "releases": OFFICIAL_RELEASES,
     }
 
@@ -94,6 +95,42 @@ def build_sandglass_entry() -> dict | None:
         "by_fenqu": _sorted_counts(Counter(row["metadata"]["fenqu"] for row in rows)),
         "source_lines": len({row["metadata"]["uuid"] for row in rows}),
         "prompt_versions": dict(sandglass.PROMPT_VERSIONS),
+    }
+
+
+IFMTBENCH_DIR = ROOT / "data" / "ifmtbench"
+IFMTBENCH_FILES = ("data/test_single_constraint.jsonl", "data/test_multi_constraint.jsonl")
+
+
+def build_ifmtbench_entry() -> dict | None:
+    """The bundled IFMTBench set's identity and counts, read as plain JSONL (SPEC §14's release schema)."""
+    paths = [IFMTBENCH_DIR / name for name in IFMTBENCH_FILES]
+    if not all(path.exists() for path in paths):
+        return None
+    files, rows = {}, []
+    for name, path in zip(IFMTBENCH_FILES, paths):
+        file_rows = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+        files[name] = {"sha256": file_sha256(path), "n_rows": len(file_rows)}
+        rows += file_rows
+    labels = [[row["class"]] if isinstance(row["class"], str) else row["class"] for row in rows]
+    md5s = Counter(row["md5"] for row in rows)
+    formats = [row["data_format"] if "data_format" in row else row["meta_data"].get("data_format") for row in rows]
+    return {
+        "provenance": ("Written for this repository by the harness team in the release schema (scripts/"
+                       "build_ifmtbench.py); NOT the official IFMTBench release (4,506 + 2,838 items), and its "
+                       "scores are not comparable with published ones."),
+        "path": str(IFMTBENCH_DIR.relative_to(ROOT)),
+        "files": files,
+        "n_rows": len(rows),
+        "distinct_md5": len(md5s),
+        "md5_repeated": sum(1 for n in md5s.values() if n > 1),
+        "by_label": _sorted_counts(Counter(label for row_labels in labels for label in row_labels)),
+        "labels_per_row": {str(k): v for k, v in sorted(Counter(len(row_labels) for row_labels in labels).items())},
+        "by_data_format": _sorted_counts(Counter(fmt for fmt in formats if fmt)),
+        "by_origin_language": _sorted_counts(Counter(row["origin_language"] for row in rows)),
+        "by_target_language": _sorted_counts(Counter(row["target_language"] for row in rows)),
+        "by_instruction_lang": _sorted_counts(Counter(row["instruction_lang"] for row in rows)),
+        "example_predictions": str((IFMTBENCH_DIR / "example_predictions.jsonl").relative_to(ROOT)),
     }
 
 
