@@ -41,3 +41,14 @@ class Benchmark:
     # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
+    # Optional hooks; None keeps the shared behaviour (IFMTBench uses them all).
+    looks_like: Callable[[object], bool] | None = None            # --benchmark auto: the first data row is ours
+    dataset_files: Callable[[Path], list[Path] | None] | None = None  # --dataset DIR (or a default_data folder)
+                                                                  # -> the data files to read, in order
+    release_by_rows: Callable[[list[dict]], bool] | None = None   # data with the release's row counts (no
+                                                                  # published checksum): "official release (by row counts)"
+    load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
+                                                                  # rows, rows outside --limit) -> (predictions, lines)
+    judge_params: dict | None = None                              # chat request parameters instead of the shared ones
+    failures_markdown: Callable[[list[dict], dict], str] | None = None  # report.md's failures section
+    report_html_sections: Callable[[dict, list[dict]], list[str]] | None = None  # report.html's body after the head

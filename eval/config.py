@@ -21,6 +21,11 @@ class DataSource:
 
     path: Path | None = None
     dataset: str | None = None
+    more_paths: tuple[Path, ...] = ()  # further --data files, read after `path` (IFMTBench's two release files)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return (self.path, *self.more_paths) if self.path is not None else ()
 
 
 @dataclass(frozen=True)

@@ -278,6 +278,19 @@ def read_rows_from_file(path: Path, validate: Callable | None = None) -> DataRow
     return DataRows(rows, tuple(warnings), Path(path))
 
 
+def read_rows_from_files(paths, validate: Callable | None = None) -> DataRows:
+    """Rows of several JSONL files (repeated --data), concatenated in order and validated together,
+    so that checks across rows (unique ids) see them all; each row's location names its file."""
+    located = []
+    for path in paths:
+        entries = read_jsonl_objects(Path(path))
+        if not entries:
+            raise DataError(f"{path}: the data file has no rows", "point --data at a non-empty JSONL file")
+        located += [(f"{path}:{number}", value) for number, value in entries]
+    rows, warnings = (validate or validate_rows)(located)
+    return DataRows(rows, tuple(warnings), None)
+
+
 def load_rows_from_file(path: Path, validate: Callable | None = None) -> list[dict]:
     """The rows alone of `read_rows_from_file` (for the generators, which check the bundled set strictly)."""
     return read_rows_from_file(path, validate).rows
@@ -365,14 +378,34 @@ def load_data(source: DataSource, default_data: Path, default_dataset: str,
             data = LoadedData(loaded.rows, f"dataset:{name}", file_sha256(loaded.data_file), loaded.warnings)
         else:
             data = LoadedData(loaded.rows, f"dataset:{name}", rows_sha256(loaded.rows), loaded.warnings, "rows")
+    elif source.more_paths:
+        loaded = read_rows_from_files(source.paths, validate=validate)
+        data = LoadedData(loaded.rows, " + ".join(_shown(path) for path in source.paths), files_sha256(source.paths),
+                          loaded.warnings)
     else:
         path = source.path or default_data
         loaded = read_rows_from_file(path, validate=validate)
-        shown = str(path) if source.path or not path.is_relative_to(ROOT) else str(path.relative_to(ROOT))
+        shown = str(path) if source.path else _shown(path)
         data = LoadedData(loaded.rows, shown, file_sha256(path), loaded.warnings)
     if data.warnings:
         print(warnings_line(data.warnings), file=sys.stderr)
     return data
+
+
+def _shown(path: Path) -> str:
+    path = Path(path)
+    return str(path.relative_to(ROOT)) if path.is_absolute() and path.is_relative_to(ROOT) else str(path)
+
+
+def files_sha256(paths) -> str:
+    """The identity of data read from several files: SHA-256 of their bytes concatenated in the
+    order given (of one file: its file_sha256)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def file_sha256(path: Path) -> str:

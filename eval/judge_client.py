@@ -80,6 +80,7 @@ class JudgeSettings:
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
     deadline: float = DEFAULT_DEADLINE_S
+    params: dict | None = None  # chat request parameters a benchmark asks for instead of the shared ones
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def request_params(settings: JudgeSettings) -> dict:
     if uses_responses_endpoint(settings.model):
         return {"max_output_tokens": 4096, "reasoning": {"effort": settings.reasoning_effort},
                 "store": False}
-    return {"temperature": 0, "max_tokens": 2048}
+    return dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
 
 
 def endpoint_url(settings: JudgeSettings) -> str:

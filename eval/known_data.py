@@ -86,7 +86,7 @@ def known_sets(benchmark: str, manifest_path: Path | None = None) -> dict[str, d
     """{known_as: manifest entry} of the sets manifest.json records for `benchmark`."""
     manifest = read_manifest(manifest_path)
     found = {}
-    bundled = manifest.get(_BUNDLED_SECTION[benchmark])
+    bundled = manifest.get(_BUNDLED_SECTION.get(benchmark, benchmark))
     if isinstance(bundled, dict) and isinstance(bundled.get("sha256"), str):
         found[BUNDLED] = bundled
     release = (manifest.get("releases") or {}).get(benchmark)

@@ -365,9 +365,15 @@ def _sandglass_page(summary: dict, items: list[dict]) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 
-def render_report_html(summary: dict, scores: list[dict]) -> str:
+def render_report_html(summary: dict, scores: list[dict], title: str | None = None, sections=None) -> str:
     """The whole page of one run: headline numbers with intervals, the signature, the charts,
-    the breakdown tables and the failures section (SPEC §11)."""
+    the breakdown tables and the failures section (SPEC §11). A benchmark that brings its own
+    `sections` (a function of the summary and scores) gets the shared head and its own body."""
+    if sections is not None:
+        parts = _head(summary, f"{title} evaluation report") + list(sections(summary, scores))
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{_e(title)} report</title><meta name=\"viewport\" content=\"width=device-width\">"
+                f"<style>{CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
     sandglass = summary.get("benchmark") == "sandglass"
     parts = _sandglass_page(summary, scores) if sandglass else _insttrans_page(summary, scores)
     parts += _failures_html(failures(scores, summary))
