@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from eval import __version__
-from eval.data import DEFAULT_DATA, file_sha256, load_rows_from_file
+from eval.data import DEFAULT_DATA, file_sha256, files_sha256, load_rows_from_file
 from eval.known_data import OFFICIAL_RELEASES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,8 +120,9 @@ def build_ifmtbench_entry() -> dict | None:
                        "build_ifmtbench.py); NOT the official IFMTBench release (4,506 + 2,838 items), and its "
                        "scores are not comparable with published ones."),
         "path": str(IFMTBENCH_DIR.relative_to(ROOT)),
+        "sha256": files_sha256(paths),  # the identity of data read from both files, single first
+        "n_instances": len(rows),
         "files": files,
-        "n_rows": len(rows),
         "distinct_md5": len(md5s),
         "md5_repeated": sum(1 for n in md5s.values() if n > 1),
         "by_label": _sorted_counts(Counter(label for row_labels in labels for label in row_labels)),

@@ -1,13 +1,16 @@
 """The bundled IFMTBench set keeps its promises: current files, every reference passing its own hard
-rules, the coverage the issue asks for, and a builder whose rule reading is SPEC §14's."""
+rules (as eval/ifmtbench/ reads them), the coverage the issue asks for, example predictions that
+join in the original's format, and a manifest entry that identifies the set."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
-import pytest
-
+from eval.data import files_sha256
+from eval.ifmtbench.predictions import load_ifmt_predictions
+from eval.ifmtbench.rows import validate_ifmt_rows
+from eval.manifest import build_ifmtbench_entry
 from scripts import build_ifmtbench as builder
 
 ROWS_SINGLE, ROWS_MULTI, PREDICTIONS = builder.build()
@@ -53,69 +56,19 @@ def test_example_predictions_are_realistic():
         assert 0.6 <= passed / n < 1.0, label_id
 
 
-def row(**fields) -> dict:
-    base = {"class": [], "output": "", "origin_text": "", "term_dict": {},
-            "meta_data": {"data_format": "", "primary_delimiter": "", "source_chunks": [], "extracted_assets": []}}
-    base.update(fields)
-    return base
+def test_example_predictions_join_in_the_original_format():
+    rows, warnings = validate_ifmt_rows([(f"row {number}", row) for number, row in enumerate(ROWS, 1)])
+    assert warnings == []
+    predictions, lines = load_ifmt_predictions(builder.PREDICTIONS_PATH, rows)
+    assert lines == len(PREDICTIONS)
+    assert set(predictions) <= {row["case_id"] for row in rows}
+    repeated = [row["case_id"] for row in rows if ":" in row["case_id"]]
+    assert repeated and all(case_id in predictions for case_id in repeated[:10])
 
 
-GLOSSARY = builder.LABELS["glossary"]
-LAYOUT = builder.LABELS["layout"]
-STRUCTURED = builder.LABELS["structured"]
-ASSETS = builder.LABELS["code_tag"]
-
-
-def structured(fmt: str, source: str) -> dict:
-    return row(**{"class": [STRUCTURED], "origin_text": source,
-                  "meta_data": {"data_format": fmt, "primary_delimiter": "", "source_chunks": [],
-                                "extracted_assets": []}})
-
-
-PASSING = [
-    ("glossary", "Open Cloud Drive", row(**{"class": [GLOSSARY], "term_dict": {"云盘": "Cloud Drive"}})),
-    ("glossary", "a ticket", row(**{"class": [GLOSSARY], "term_dict": '{"工单": ["ticket", "support ticket"]}',
-                                    "output": "a support ticket"})),
-    ("glossary", "x Zwischenspeicher", row(**{"class": [GLOSSARY], "term_dict": {"c": ["Cache", "Zwischenspeicher"]},
-                                              "output": ""})),
-    ("layout", "a|b", row(**{"class": [LAYOUT], "origin_text": "x|y",
-                             "meta_data": {"primary_delimiter": "|", "source_chunks": ["x", "y"]}})),
-    ("structured", '{"a": [1, {"b": "x"}]}', structured("JSON", '{"a": [2, {"b": "y"}]}')),
-    ("structured", "null", structured("json", '{"a": 1}')),
-    ("structured", "```html\n<p>Hi<br/></p>\n```", structured("HTML片段", "<P>Salut<br></br></p>")),
-    ("structured", 'a,"b, c"\nd,e', structured("CSV", "x,y\nz,w")),
-    ("structured", "| A | B |\n|---|---|", structured("Markdown表格", "| a | b |\n|:-|-:|\n| 1 | 2 |")),
-    ("code_tag", "<b>x</b>", row(**{"class": [ASSETS], "meta_data": {"extracted_assets": ["<b>", "</b>"]}})),
-    ("code_tag", "anything", row(**{"class": [ASSETS], "meta_data": {"extracted_assets": []}})),
-]
-
-FAILING = [
-    ("glossary", "Open cloud drive", row(**{"class": [GLOSSARY], "term_dict": {"云盘": "Cloud Drive"}})),
-    ("glossary", "anything", row(**{"class": [GLOSSARY], "term_dict": {}})),
-    ("glossary", "x Zwischenspeicher", row(**{"class": [GLOSSARY], "term_dict": {"c": ["Cache", "Zwischenspeicher"]},
-                                              "output": "Cache"})),
-    ("layout", "a|b", row(**{"class": [LAYOUT], "origin_text": "x|y",
-                             "meta_data": {"primary_delimiter": "|", "source_chunks": ["x", "y", "z"]}})),
-    ("layout", "ab", row(**{"class": [LAYOUT], "origin_text": "x|y",
-                            "meta_data": {"primary_delimiter": "|", "source_chunks": ["x", "y"]}})),
-    ("structured", '{"a": [1.0]}', structured("JSON", '{"a": [1]}')),
-    ("structured", '```json\n{"a": 1}\n```', structured("json", '{"a": 1}')),
-    ("structured", '{"a": true}', structured("JSON", '{"a": 1}')),
-    ("structured", "<p>Hi</p>", structured("html", "<p>Salut<br></p>")),
-    ("structured", "a,b\nc,d,e", structured("csv", "x,y\nz,w")),
-    ("structured", "a,b\n\nc,d", structured("CSV", "x,y\nz,w")),
-    ("structured", "| A | B |\n|---|---|\n| 1 | 2 |", structured("Markdown", "| a |\n|---|\n| 1 |")),
-    ("structured", "| A |\n|---|\n| 1 |", structured("markdown", "| a |\n|---|\n| 1 |\n| 2 |")),
-    ("structured", '{"a": 1}', structured("Json", '{"a": 1}')),
-    ("code_tag", "<b>x", row(**{"class": [ASSETS], "meta_data": {"extracted_assets": ["<b>", "</b>"]}})),
-]
-
-
-@pytest.mark.parametrize("label_id, response, data", PASSING)
-def test_rule_passes(label_id, response, data):
-    assert builder.RULES[label_id](response, data) is True
-
-
-@pytest.mark.parametrize("label_id, response, data", FAILING)
-def test_rule_fails(label_id, response, data):
-    assert builder.RULES[label_id](response, data) is False
+def test_manifest_identifies_both_files_as_the_bundled_set():
+    entry = build_ifmtbench_entry()
+    paths = [builder.SINGLE_PATH, builder.MULTI_PATH]
+    assert entry["sha256"] == files_sha256(paths)
+    assert entry["n_instances"] == len(ROWS)
+    assert "NOT the official" in entry["provenance"]
