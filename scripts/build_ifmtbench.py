@@ -132,6 +132,8 @@ def hard_verdicts(response: str, row: dict) -> dict:
 
 # ---- building and checking --------------------------------------------------------------------
 
+GOOD = {(item_md5(item), lang): text for item in SINGLE + MULTI for lang, text in item.get("good", {}).items()}
+
 def build() -> tuple[list[dict], list[dict], list[dict]]:
     """(single rows, multi rows, prediction lines), each in a fixed order."""
     single, multi, answers = [], [], {}
@@ -139,7 +141,7 @@ def build() -> tuple[list[dict], list[dict], list[dict]]:
         for lang in item["il"].split():
             row = build_row(item, lang)
             (single if len(item["labels"]) == 1 else multi).append(row)
-            flaw, response = item.get("bad", {}).get(lang, (None, item["ref"]))
+            flaw, response = item.get("bad", {}).get(lang, (None, item.get("good", {}).get(lang, item["ref"])))
             answers[(row["md5"], lang)] = (flaw, response)
     order = {lang: index for index, lang in enumerate(LANGS)}
     single.sort(key=lambda row: (row["md5"], order[row["instruction_lang"]]))
@@ -187,9 +189,8 @@ def problems(single: list[dict], multi: list[dict]) -> list[str]:
             found.append(f"{where}: source_chunks disagree with the source split")
         if ("inline_code" in ids or "code_tag" in ids) and not meta["extracted_assets"]:
             found.append(f"{where}: a code row without extracted_assets")
-        terms = json.loads(row["term_dict"]) if isinstance(row["term_dict"], str) else row["term_dict"]
         if "glossary" in ids:
-            for source, target in terms.items():
+            for source, target in _terms(row).items():
                 candidates = target if isinstance(target, list) else [target]
                 if not all(isinstance(c, str) and c for c in candidates):
                     found.append(f"{where}: term {source!r} has a non-string or empty candidate")
@@ -200,6 +201,9 @@ def problems(single: list[dict], multi: list[dict]) -> list[str]:
         for label_id, passed in hard_verdicts(row["output"], row).items():
             if not passed:
                 found.append(f"{where}: the reference fails its own {label_id} rule")
+        for label_id, passed in hard_verdicts(GOOD.get((row["md5"], row["instruction_lang"]), ""), row).items():
+            if (row["md5"], row["instruction_lang"]) in GOOD and not passed:
+                found.append(f"{where}: the example's correct variant fails the {label_id} rule")
     return found
 
 
@@ -213,6 +217,10 @@ def expected_pass_rates(rows: list[dict], predictions: list[dict]) -> dict:
             counts[label_id][0] += 1
             counts[label_id][1] += bool(passed and response)
     return {label_id: tuple(pair) for label_id, pair in counts.items()}
+
+
+def _terms(row: dict) -> dict:
+    return json.loads(row["term_dict"]) if isinstance(row["term_dict"], str) else row["term_dict"]
 
 
 def jsonl(objects: list[dict]) -> str:
@@ -234,6 +242,9 @@ def statistics_markdown(single: list[dict], multi: list[dict], predictions: list
     domains = {item_md5(item): item["domain"] for item in SINGLE + MULTI}
     flaws = Counter(p["flaw"] for p in predictions if p["flaw"])
     empty = sum(1 for p in predictions if not p["response"])
+    references = {(row["md5"], row["instruction_lang"]): row["output"] for row in rows}
+    variants = sum(1 for p in predictions
+                   if not p["flaw"] and p["response"] != references[(p["md5"], p["instruction_lang"])])
     lines = [
         "| file | rows | distinct md5 |", "|---|---:|---:|",
         f"| `data/test_single_constraint.jsonl` | {len(single)} | {len({r['md5'] for r in single})} |",
@@ -261,11 +272,11 @@ def statistics_markdown(single: list[dict], multi: list[dict], predictions: list
               "`md5:instruction_lang`.", "",
               "Glossary rows with `term_dict` as a JSON string: "
               f"{sum(isinstance(row['term_dict'], str) for row in rows)}; with a multi-candidate term: "
-              f"{sum(any(isinstance(t, list) and len(t) > 1 for t in (json.loads(row['term_dict']) if isinstance(row['term_dict'], str) else row['term_dict']).values()) for row in rows)}.",
-              "",
+              f"{sum(any(isinstance(t, list) and len(t) > 1 for t in _terms(row).values()) for row in rows)}.", "",
               f"Example predictions: {len(predictions)} lines for {len(rows)} rows "
               f"({len(rows) - len(predictions)} rows missing, {empty} empty responses); "
-              f"{len(predictions) - sum(flaws.values())} lines answer with a correct translation, "
+              f"{len(predictions) - sum(flaws.values())} lines answer with a correct translation ({variants} of "
+              "them worded differently from the reference), "
               f"{sum(flaws.values())} carry a flaw: {_counts(flaws)}.", "",
               "Expected hard-rule pass rates of the example predictions (rule only, as in a `--skip-judge` run; a "
               "missing row fails):", "",

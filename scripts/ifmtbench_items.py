@@ -6,14 +6,18 @@ a reference that meets every hard rule, the label's fields (glossary `terms`, `s
 spelling), code `assets`), the instruction languages it is asked in (`il`: more than one makes
 the md5 repeat), its domain (ui, document, product, dialogue) and the example system's flawed
 answers in `bad`: instruction language -> (flaw, response); a response of None is a missing line,
-"" an empty one. Every other (item, instruction language) is answered with the reference.
+"" an empty one. `good` holds correct answers that word things differently from the reference
+(they must pass every hard rule); every other (item, instruction language) is answered with the
+reference.
 """
 
 from __future__ import annotations
 
 SINGLE = [
     # ---- glossary -------------------------------------------------------------------------------
-    dict(key="gl-cloud-sync", labels=["glossary"], src="zh", tgt="en", il="zh en", domain="ui",
+    dict(key="gl-cloud-sync",
+         good={"zh": 'Once you tap "Sync", files in Cloud Drive are backed up to Local Album automatically.'},
+         labels=["glossary"], src="zh", tgt="en", il="zh en", domain="ui",
          text="点击“同步”后，云盘中的文件会自动备份到本地相册。",
          ref='After you tap "Sync", the files in Cloud Drive are automatically backed up to Local Album.',
          terms={"云盘": "Cloud Drive", "本地相册": "Local Album"},
@@ -24,7 +28,9 @@ SINGLE = [
          ref="除非您在扣费日前至少 24 小时取消，否则您的订阅将自动续订。",
          terms={"subscription": "订阅", "billing date": "扣费日"},
          bad={"en": ("glossary_synonym", "除非您在结算日前至少 24 小时取消，否则您的订阅将自动续订。")}),
-    dict(key="gl-earbuds", labels=["glossary"], src="en", tgt="ja", il="en ja", domain="product",
+    dict(key="gl-earbuds",
+         good={"en": 'ノイズキャンセリング機能付きのこのイヤホンは、充電ケースを使えば最大30時間再生できます。'},
+         labels=["glossary"], src="en", tgt="ja", il="en ja", domain="product",
          text="The noise-cancelling earbuds offer up to 30 hours of battery life with the charging case.",
          ref="このノイズキャンセリングイヤホンは、充電ケースとの併用で最大30時間使用できます。",
          terms={"noise-cancelling": "ノイズキャンセリング", "charging case": "充電ケース"}),
@@ -38,7 +44,9 @@ SINGLE = [
          ref="You can use Track Shipment on My Page with your order number.",
          terms={"배송 조회": "Track Shipment", "마이페이지": "My Page"},
          bad={"ko": ("glossary_dropped", "You can track your delivery on My Page using your order number.")}),
-    dict(key="gl-warranty", labels=["glossary"], src="de", tgt="en", il="de en fr", domain="document",
+    dict(key="gl-warranty",
+         good={"de": 'The warranty is void if the device has been opened improperly.'},
+         labels=["glossary"], src="de", tgt="en", il="de en fr", domain="document",
          text="Die Garantie erlischt, wenn das Gerät unsachgemäß geöffnet wurde.",
          ref="The warranty becomes void if the device has been opened improperly.",
          terms={"Garantie": "warranty", "Gerät": "device"},
@@ -53,7 +61,9 @@ SINGLE = [
          terms={"cuenta": "Konto", "correo electrónico": "E-Mail"},
          bad={"es": ("glossary_case", "Dein Konto konnte nicht verifiziert werden. Prüfe deine E-mail und "
                                       "versuche es erneut.")}),
-    dict(key="gl-air-fryer", labels=["glossary"], src="zh", tgt="ko", il="zh ko", domain="product",
+    dict(key="gl-air-fryer",
+         good={"ko": '이 에어프라이어는 360° 열풍 순환 기술로 기름을 적게 사용해도 바삭하게 튀겨 줍니다.'},
+         labels=["glossary"], src="zh", tgt="ko", il="zh ko", domain="product",
          text="这款空气炸锅采用 360° 热风循环技术，少油也能炸出酥脆口感。",
          ref="이 에어프라이어는 360° 열풍 순환 기술을 적용해 기름을 적게 써도 바삭한 식감을 냅니다.",
          terms={"空气炸锅": "에어프라이어", "热风循环": "열풍 순환"}),
@@ -63,7 +73,9 @@ SINGLE = [
          terms={"Frost Blade": "Lame de givre", "fire-type": "de type feu"},
          bad={"en": ("glossary_case", "Équipez la lame de givre pour infliger des dégâts supplémentaires aux "
                                       "ennemis de type feu.")}),
-    dict(key="gl-support-ticket", labels=["glossary"], src="zh", tgt="en", il="zh ja", domain="ui",
+    dict(key="gl-support-ticket",
+         good={"ja": 'Please read the FAQs before you submit a ticket.'},
+         labels=["glossary"], src="zh", tgt="en", il="zh ja", domain="ui",
          text="请在提交工单前，先查看常见问题。",
          ref="Please check the FAQ before submitting a support ticket.",
          terms={"工单": ["ticket", "support ticket"], "常见问题": ["FAQ", "FAQs"]}),
@@ -91,7 +103,10 @@ SINGLE = [
          ref="请在客户账户中填写您的税号。",
          terms={"Steuernummer": "税号", "Kundenkonto": "客户账户"}, as_string=True,
          bad={"de": ("glossary_synonym", "请在用户账户中填写您的税号。")}),
-    dict(key="gl-meeting-room", labels=["glossary"], src="fr", tgt="en", il="fr en", domain="dialogue",
+    dict(key="gl-meeting-room",
+         good={"en": '— Did you remember to book the meeting room for Thursday?\n— Yes, and I let the legal '
+                     'department know too.'},
+         labels=["glossary"], src="fr", tgt="en", il="fr en", domain="dialogue",
          text="— Tu as pensé à réserver la salle de réunion pour jeudi ?\n— Oui, et j'ai aussi prévenu le service "
               "juridique.",
          ref="— Did you remember to book the meeting room for Thursday?\n— Yes, and I also told the legal "
@@ -106,7 +121,9 @@ SINGLE = [
          ref="이제 모든 관리자 계정에 2단계 인증이 필수입니다.",
          terms={"Two-factor authentication": "2단계 인증", "admin accounts": "관리자 계정"},
          bad={"ja": ("glossary_synonym", "이제 모든 관리자 계정에 이중 인증이 필수입니다.")}),
-    dict(key="gl-tenant", labels=["glossary"], src="en", tgt="es", il="en", domain="document",
+    dict(key="gl-tenant",
+         good={"en": 'El arrendatario notificará por escrito al arrendador toda reparación necesaria.'},
+         labels=["glossary"], src="en", tgt="es", il="en", domain="document",
          text="The tenant shall notify the landlord in writing of any necessary repairs.",
          ref="El arrendatario deberá notificar por escrito al arrendador cualquier reparación necesaria.",
          terms={"tenant": "arrendatario", "landlord": "arrendador"}),
@@ -116,7 +133,9 @@ SINGLE = [
          terms={"退货标签": "étiquette de retour", "包裹": ["colis", "paquet"]}),
 
     # ---- layout ---------------------------------------------------------------------------------
-    dict(key="ly-tab-bar", labels=["layout"], src="zh", tgt="en", il="zh en ja", domain="ui", delimiter="|",
+    dict(key="ly-tab-bar",
+         good={"zh": 'Home|Categories|Shopping Cart|Me'},
+         labels=["layout"], src="zh", tgt="en", il="zh en ja", domain="ui", delimiter="|",
          text="首页|分类|购物车|我的", ref="Home|Categories|Cart|Me",
          bad={"ja": ("delimiter_spaced_fullwidth", "Home｜Categories｜Cart｜Me")}),
     dict(key="ly-shop-perks", labels=["layout"], src="en", tgt="ja", il="en", domain="product", delimiter=" | ",
@@ -140,7 +159,9 @@ SINGLE = [
          ref="Kostenloser Versand ab 40 €<br>Kostenlose Rücksendung innerhalb von 30 Tagen<br>Sichere Zahlung",
          bad={"fr": ("delimiter_rewritten", "Kostenloser Versand ab 40 €<br/>Kostenlose Rücksendung innerhalb von "
                                             "30 Tagen<br/>Sichere Zahlung")}),
-    dict(key="ly-cabin-announcement", labels=["layout"], src="es", tgt="en", il="es en", domain="dialogue",
+    dict(key="ly-cabin-announcement",
+         good={"es": 'Welcome on board###Please fasten your seatbelts###Please keep your phone in flight mode'},
+         labels=["layout"], src="es", tgt="en", il="es en", domain="dialogue",
          delimiter="###",
          text="Bienvenidos a bordo###Por favor, abróchense el cinturón###Mantengan el móvil en modo avión",
          ref="Welcome aboard###Please fasten your seat belts###Keep your phones in airplane mode"),
@@ -152,7 +173,9 @@ SINGLE = [
          text="A：你好，请问这附近有药店吗？\nB：往前走两百米，右手边就有一家。\nA：太好了，谢谢！",
          ref="A: Hallo, gibt es hier in der Nähe eine Apotheke?\nB: Gehen Sie zweihundert Meter geradeaus, dann "
              "ist rechts eine.\nA: Super, danke!"),
-    dict(key="ly-subtitle-late", labels=["layout"], src="en", tgt="es", il="en es", domain="dialogue",
+    dict(key="ly-subtitle-late",
+         good={"es": '¿Dónde estuviste anoche?|En la oficina.|¿Hasta las tres de la madrugada?'},
+         labels=["layout"], src="en", tgt="es", il="en es", domain="dialogue",
          delimiter="|",
          text="Where were you last night?|I was at the office.|Until three in the morning?",
          ref="¿Dónde estabas anoche?|Estaba en la oficina.|¿Hasta las tres de la mañana?"),
@@ -161,7 +184,10 @@ SINGLE = [
          bad={"ja": ("missing", None)}),
 
     # ---- structured -----------------------------------------------------------------------------
-    dict(key="st-settings-json", labels=["structured"], src="en", tgt="zh", il="en zh ko", domain="ui",
+    dict(key="st-settings-json",
+         good={"en": '{"title": "设置", "items": [{"id": "dark_mode", "label": "暗色模式"}, {"id": "language", "label": '
+                     '"语言"}], "save": "保存修改"}'},
+         labels=["structured"], src="en", tgt="zh", il="en zh ko", domain="ui",
          fmt="JSON",
          text='{"title": "Settings", "items": [{"id": "dark_mode", "label": "Dark mode"}, '
               '{"id": "language", "label": "Language"}], "save": "Save changes"}',
@@ -202,7 +228,10 @@ SINGLE = [
          bad={"en": ("code_fence_html_passes", '```html\n<div class="notice"><h3>Scheduled Maintenance</h3><p>We '
                                                'will upgrade our servers at <strong>2:00 a.m. on Saturday</strong>; '
                                                'the app will be unavailable for about two hours.</p></div>\n```')}),
-    dict(key="st-checkout-html", labels=["structured"], src="en", tgt="fr", il="en fr", domain="ui", fmt="HTML",
+    dict(key="st-checkout-html",
+         good={"en": '<ul>\n  <li>Retour gratuit sous 30 jours</li>\n  <li>Paiement 100 % '
+                     'sécurisé</li>\n</ul>\n<p>Une question ? <a href="/help">Écrivez-nous</a>.</p>'},
+         labels=["structured"], src="en", tgt="fr", il="en fr", domain="ui", fmt="HTML",
          text='<ul>\n  <li>Free returns within 30 days</li>\n  <li>Secure checkout</li>\n</ul>\n'
               '<p>Questions? <a href="/help">Contact us</a>.</p>',
          ref='<ul>\n  <li>Retours gratuits sous 30 jours</li>\n  <li>Paiement sécurisé</li>\n</ul>\n'
@@ -218,7 +247,10 @@ SINGLE = [
          text='<section><h2>Rebajas de verano</h2><p>Hasta un <b>50 %</b> de descuento en sandalias.</p>'
               '<button type="button">Comprar ahora</button></section>',
          ref='<section><h2>夏季大促</h2><p>凉鞋低至<b>五折</b>。</p><button type="button">立即购买</button></section>'),
-    dict(key="st-lamp-csv", labels=["structured"], src="en", tgt="de", il="en de", domain="product", fmt="CSV",
+    dict(key="st-lamp-csv",
+         good={"en": 'sku,name,description\nA100,Schreibtischleuchte,Verstellbare '
+                     'LED-Schreibtischleuchte\nA101,Wanduhr,Geräuschlose Quarz-Wanduhr'},
+         labels=["structured"], src="en", tgt="de", il="en de", domain="product", fmt="CSV",
          text="sku,name,description\nA100,Desk lamp,Adjustable LED desk lamp\nA101,Wall clock,Silent quartz wall "
               "clock",
          ref="sku,name,description\nA100,Schreibtischlampe,Verstellbare LED-Schreibtischlampe\nA101,Wanduhr,"
@@ -233,7 +265,10 @@ SINGLE = [
          ref="plat,prix,allergènes\n양파 수프,8 €,글루텐\n크렘 브륄레,7 €,\"우유; 달걀\"",
          bad={"ko": ("prose_around_csv", "번역 결과입니다.\nplat,prix,allergènes\n양파 수프,8 €,글루텐\n크렘 브륄레,7 €,"
                                          "\"우유; 달걀\"")}),
-    dict(key="st-plans-md", labels=["structured"], src="zh", tgt="en", il="zh en ja", domain="product",
+    dict(key="st-plans-md",
+         good={"zh": '| Feature | Free plan | Pro plan |\n|---|---|---|\n| Cloud storage | 5 GB | 1 TB |\n| Version '
+                     'history | 7 days | 180 days |\n| Team collaboration | Not supported | Supported |'},
+         labels=["structured"], src="zh", tgt="en", il="zh en ja", domain="product",
          fmt="Markdown表格",
          text="| 功能 | 免费版 | 专业版 |\n|---|---|---|\n| 云存储 | 5 GB | 1 TB |\n| 历史版本 | 7 天 | 180 天 |\n"
               "| 团队协作 | 不支持 | 支持 |",
@@ -261,7 +296,9 @@ SINGLE = [
              "| Combien coûte la livraison ? | Gratuite dès 50 000 wons |"),
 
     # ---- inline code ----------------------------------------------------------------------------
-    dict(key="ic-pip-install", labels=["inline_code"], src="en", tgt="zh", il="en zh", domain="document",
+    dict(key="ic-pip-install",
+         good={"zh": '在启动服务器前，先执行 `pip install -r requirements.txt`。'},
+         labels=["inline_code"], src="en", tgt="zh", il="en zh", domain="document",
          text="Run `pip install -r requirements.txt` before starting the server.",
          ref="启动服务器之前，请先运行 `pip install -r requirements.txt`。",
          assets=["pip install -r requirements.txt"]),
@@ -269,7 +306,9 @@ SINGLE = [
          text="您有 {count} 条未读消息，来自 {sender}。",
          ref="You have {count} unread messages from {sender}.", assets=["{count}", "{sender}"],
          bad={"ko": ("translated_placeholder", "You have {count} unread messages from {sender_name}.")}),
-    dict(key="ic-order-shipped", labels=["inline_code"], src="en", tgt="de", il="en de fr", domain="ui",
+    dict(key="ic-order-shipped",
+         good={"en": 'Hallo %s, Ihre Bestellung #%d ist unterwegs.'},
+         labels=["inline_code"], src="en", tgt="de", il="en de fr", domain="ui",
          text="Hello %s, your order #%d has shipped.", ref="Hallo %s, deine Bestellung #%d wurde versandt.",
          assets=["%s", "%d"],
          bad={"fr": ("broken_placeholder", "Hallo % s, deine Bestellung Nr. %d wurde versandt.")}),
@@ -299,7 +338,9 @@ SINGLE = [
          assets=["brew update"]),
 
     # ---- code tags ------------------------------------------------------------------------------
-    dict(key="ct-setup-next", labels=["code_tag"], src="en", tgt="zh", il="en zh", domain="ui",
+    dict(key="ct-setup-next",
+         good={"en": '单击<b>下一步</b>继续，或<a href="/setup/cancel">取消</a>安装。'},
+         labels=["code_tag"], src="en", tgt="zh", il="en zh", domain="ui",
          text='Click <b>Next</b> to continue, or <a href="/setup/cancel">cancel</a> the setup.',
          ref='点击<b>下一步</b>继续，或<a href="/setup/cancel">取消</a>设置。',
          assets=["<b>", "</b>", '<a href="/setup/cancel">', "</a>"],
@@ -334,7 +375,9 @@ SINGLE = [
          ref="<i>혜택 유효 기간</i>: <b>5월 31일</b>까지.", assets=["<i>", "</i>", "<b>", "</b>"]),
 
     # ---- style (soft) ---------------------------------------------------------------------------
-    dict(key="sy-ship-friday", labels=["style"], src="zh", tgt="en", il="zh en", domain="dialogue",
+    dict(key="sy-ship-friday",
+         good={"zh": 'Dear Mr. Wang, we would like to assure you that your goods will be dispatched before Friday.'},
+         labels=["style"], src="zh", tgt="en", il="zh en", domain="dialogue",
          style="formal_business",
          text="老王，货我们周五前肯定发出去，你放心。",
          ref="Dear Mr. Wang, please rest assured that we will ship your order before Friday.",
@@ -343,7 +386,9 @@ SINGLE = [
          style="casual",
          text="We regret to inform you that your request cannot be processed at this time.",
          ref="不好意思啊，你的申请暂时还处理不了。"),
-    dict(key="sy-out-of-stock", labels=["style"], src="en", tgt="ja", il="en ja", domain="dialogue",
+    dict(key="sy-out-of-stock",
+         good={"en": '大変申し訳ございません。現在在庫切れとなっております。来週以降に改めてご確認くださいませ。'},
+         labels=["style"], src="en", tgt="ja", il="en ja", domain="dialogue",
          style="polite_service",
          text="Sorry, we're out of stock. Check back next week!",
          ref="申し訳ございません。ただいま在庫を切らしております。来週改めてご確認いただけますと幸いです。"),
@@ -375,7 +420,9 @@ SINGLE = [
          ref="¡Este viernes a las siete cenamos todo el equipo! No lleguéis tarde, ¿eh?"),
 
     # ---- background (soft) ----------------------------------------------------------------------
-    dict(key="bg-kayak-bank", labels=["background"], src="en", tgt="zh", il="en zh", domain="dialogue",
+    dict(key="bg-kayak-bank",
+         good={"en": '我们下水前，你能先去河岸看看吗？'},
+         labels=["background"], src="en", tgt="zh", il="en zh", domain="dialogue",
          background={
              "en": "A kayak club's safety briefing: before the boats go in, the instructor asks a volunteer to walk "
                    "along the river's edge and look for broken branches and glass.",
@@ -386,7 +433,9 @@ SINGLE = [
     dict(key="bg-market-bag", labels=["background"], src="zh", tgt="en", il="zh", domain="dialogue",
          background={"zh": "顾客在夜市的皮具摊前和摊主讨价还价，手里拿着一个手工皮包。"},
          text="这个包能不能再便宜点？", ref="Could you go a little lower on this bag?"),
-    dict(key="bg-no-thanks", labels=["background"], src="ja", tgt="en", il="ja en", domain="dialogue",
+    dict(key="bg-no-thanks",
+         good={"ja": "Oh, I'm fine, thanks."},
+         labels=["background"], src="ja", tgt="en", il="ja en", domain="dialogue",
          background={"ja": "喫茶店で、店員がコーヒーのおかわりを勧めたところ、客が手を軽く振って断る場面。",
                      "en": "In a café, a server offers a refill of coffee and the customer declines with a small "
                            "wave of the hand."},
@@ -429,7 +478,10 @@ MULTI = [
          ref="You can redeem your member points directly at checkout. There is no need to apply separately.",
          bad={"fr": ("glossary_synonym", "You can use your loyalty points directly at checkout, no need to apply "
                                          "separately.")}),
-    dict(key="m-gl-sy-router", labels=["glossary", "style"], src="en", tgt="de", il="en de", domain="product",
+    dict(key="m-gl-sy-router",
+         good={"en": 'Unser Mesh-WLAN-System versorgt Ihr ganzes Zuhause mit schnellem Internet – und Funklöcher '
+                     'sind Geschichte.'},
+         labels=["glossary", "style"], src="en", tgt="de", il="en de", domain="product",
          style="marketing", terms={"mesh": "Mesh", "dead zones": "Funklöcher"},
          text="Our mesh Wi-Fi system covers your whole home and eliminates dead zones.",
          ref="Unser Mesh-WLAN-System bringt schnelles Internet in jeden Winkel Ihres Zuhauses – Funklöcher "
@@ -452,7 +504,10 @@ MULTI = [
               "nach Absprache.",
          ref="The crane is closed until Friday because of a storm warning. Deliveries to the construction site "
              "by prior arrangement only."),
-    dict(key="m-st-gl-menu-json", labels=["structured", "glossary"], src="zh", tgt="en", il="zh en ja ko",
+    dict(key="m-st-gl-menu-json",
+         good={"zh": '{"menu": {"favorites": "Favorites", "scan": "Scan", "history": "Browsing history", "exit": '
+                     '"Sign out"}}'},
+         labels=["structured", "glossary"], src="zh", tgt="en", il="zh en ja ko",
          domain="ui", fmt="JSON", terms={"收藏夹": "Favorites", "扫一扫": "Scan"},
          text='{"menu": {"favorites": "收藏夹", "scan": "扫一扫", "history": "浏览记录", "exit": "退出登录"}}',
          ref='{"menu": {"favorites": "Favorites", "scan": "Scan", "history": "History", "exit": "Log out"}}',
@@ -471,7 +526,9 @@ MULTI = [
               "120 Hz |",
          ref="| Modèle | Autonomie | Taux de rafraîchissement |\n|---|---|---|\n| X1 | 10 h | 60 Hz |\n| X1 Pro "
              "| 14 h | 120 Hz |"),
-    dict(key="m-st-ic-toast-json", labels=["structured", "inline_code"], src="en", tgt="ja", il="en ja",
+    dict(key="m-st-ic-toast-json",
+         good={"en": '{"toast": {"added": "カートに商品を {count} 点追加しました", "welcome": "{name} さん、おかえりなさい！"}}'},
+         labels=["structured", "inline_code"], src="en", tgt="ja", il="en ja",
          domain="ui", fmt="json", assets=["{count}", "{name}"],
          text='{"toast": {"added": "{count} items added to your cart", "welcome": "Welcome back, {name}!"}}',
          ref='{"toast": {"added": "{count} 件の商品をカートに追加しました", "welcome": "おかえりなさい、{name} さん！"}}',
@@ -489,7 +546,9 @@ MULTI = [
          assets=["<code>", "</code>", "--dry-run"],
          text="Add <code>--dry-run</code> to preview the changes without writing any files.",
          ref="Fügen Sie <code>--dry-run</code> hinzu, um die Änderungen anzuzeigen, ohne Dateien zu schreiben."),
-    dict(key="m-ly-gl-nav", labels=["layout", "glossary"], src="en", tgt="zh", il="en zh ko", domain="ui",
+    dict(key="m-ly-gl-nav",
+         good={"en": '仪表盘|项目|账单|帮助中心'},
+         labels=["layout", "glossary"], src="en", tgt="zh", il="en zh ko", domain="ui",
          delimiter="|", terms={"Dashboard": "仪表盘", "Billing": "账单"},
          text="Dashboard|Projects|Billing|Help", ref="仪表盘|项目|账单|帮助",
          bad={"ko": ("glossary_synonym", "控制面板|项目|账单|帮助")}),
@@ -560,7 +619,9 @@ MULTI = [
          text="Fixed a crash when `config.yaml` is empty\nAdded the `--verbose` flag\nImproved startup time",
          ref="修复了 `config.yaml` 为空时的崩溃问题\n新增 `--verbose` 参数\n缩短了启动时间",
          bad={"ja": ("dash_autocorrect", "修复了 `config.yaml` 为空时的崩溃问题\n新增 `—verbose` 参数\n缩短了启动时间")}),
-    dict(key="m-ct-gl-two-step", labels=["code_tag", "glossary"], src="ja", tgt="en", il="ja en ko", domain="ui",
+    dict(key="m-ct-gl-two-step",
+         good={"ja": "With <b>two-step verification</b> on, you'll need a <b>verification code</b> to log in."},
+         labels=["code_tag", "glossary"], src="ja", tgt="en", il="ja en ko", domain="ui",
          terms={"二段階認証": "two-step verification", "確認コード": "verification code"}, assets=["<b>", "</b>"],
          text="<b>二段階認証</b>を有効にすると、ログイン時に<b>確認コード</b>が必要になります。",
          ref="When <b>two-step verification</b> is enabled, a <b>verification code</b> is required to log in.",
@@ -591,7 +652,10 @@ MULTI = [
                      "zh": "酒店前台在线回复一位晚间航班的住客。"},
          text="Sure, we can do late check-out until 2 pm, no charge.",
          ref="好的，我们可以为您免费安排延迟退房至下午两点，请您放心。"),
-    dict(key="m3-st-gl-ic-i18n", labels=["structured", "glossary", "inline_code"], src="en", tgt="es",
+    dict(key="m3-st-gl-ic-i18n",
+         good={"en": '{"invite": "{user} te invitó al espacio de trabajo {workspace}", "accept": "Aceptar la '
+                     'invitación"}'},
+         labels=["structured", "glossary", "inline_code"], src="en", tgt="es",
          il="en es de", domain="ui", fmt="JSON", terms={"workspace": "espacio de trabajo"},
          assets=["{workspace}", "{user}"],
          text='{"invite": "{user} invited you to the {workspace} workspace", "accept": "Accept invitation"}',
@@ -630,7 +694,10 @@ MULTI = [
          ref="`Ctrl+S` zum Speichern | `Ctrl+P` zum Drucken | `Esc` beendet den Vollbildmodus"),
 
     # ---- four labels ----------------------------------------------------------------------------
-    dict(key="m4-st-gl-ic-sy-onboard", labels=["structured", "glossary", "inline_code", "style"], src="zh",
+    dict(key="m4-st-gl-ic-sy-onboard",
+         good={"zh": '{"onboarding": {"step1": "Welcome to {space_name} Space. Create your first doc.", "step2": '
+                     '"Invite your team"}}'},
+         labels=["structured", "glossary", "inline_code", "style"], src="zh",
          tgt="en", il="zh en ko", domain="ui", fmt="json", style="concise_ui", terms={"空间": "Space"},
          assets=["{space_name}"],
          text='{"onboarding": {"step1": "欢迎来到 {space_name} 空间，我们先来创建你的第一个文档吧！", '

@@ -78,8 +78,8 @@ LAYOUT = {
           "翻訳しないでください。",
     "ko": "원문은 구분자 {delimiter} 기준으로 나뉘어 있습니다. 번역문에도 같은 수의 구분자를 같은 위치에 유지하고, 생략하거나 "
           "이스케이프하거나 번역하지 마세요.",
-    "fr": "Le texte source est découpé par le séparateur {delimiter}. Conservez exactement le même nombre de séparateurs "
-          "aux mêmes endroits, sans les omettre, les échapper ni les traduire.",
+    "fr": "Le texte source est découpé par le séparateur {delimiter}. Conservez exactement le même nombre de "
+          "séparateurs aux mêmes endroits, sans les omettre, les échapper ni les traduire.",
     "de": "Der Ausgangstext ist durch das Trennzeichen {delimiter} gegliedert. Behalten Sie genau gleich viele "
           "Trennzeichen an denselben Stellen bei; lassen Sie keines weg und maskieren oder übersetzen Sie sie nicht.",
     "es": "El texto de origen está dividido por el separador {delimiter}. Conserva exactamente el mismo número de "
@@ -93,16 +93,18 @@ LINE_BREAK = {"zh": "换行符", "en": "line break", "ja": "改行", "ko": "줄�
 STRUCTURED = {
     "zh": "原文是 {fmt} 格式的数据。保持数据结构、层级和缩进完全不变；只翻译面向用户的文本，不得翻译或修改键名、标签、属性和"
           "变量占位符。",
-    "en": "The source is {fmt} data. Keep its structure, nesting and indentation exactly as they are; translate only the "
-          "user-facing text and never translate or alter keys, tags, attributes or placeholders.",
+    "en": "The source is {fmt} data. Keep its structure, nesting and indentation exactly as they are; translate only "
+          "the user-facing text and never translate or alter keys, tags, attributes or placeholders.",
     "ja": "原文は {fmt} 形式のデータです。構造・階層・インデントはそのまま保ち、ユーザーに表示されるテキストのみを翻訳してください。"
           "キー、タグ、属性、プレースホルダーは翻訳・変更しないでください。",
     "ko": "원문은 {fmt} 형식의 데이터입니다. 구조, 계층, 들여쓰기를 그대로 유지하고 사용자에게 보이는 텍스트만 번역하세요. 키, "
           "태그, 속성, 플레이스홀더는 번역하거나 바꾸지 마세요.",
-    "fr": "Le texte source est au format {fmt}. Conservez exactement sa structure, son imbrication et son indentation ; "
-          "ne traduisez que le texte visible par l'utilisateur, jamais les clés, balises, attributs ou variables.",
-    "de": "Der Ausgangstext liegt im Format {fmt} vor. Behalten Sie Struktur, Verschachtelung und Einrückung exakt bei; "
-          "übersetzen Sie nur den für Nutzer sichtbaren Text, niemals Schlüssel, Tags, Attribute oder Platzhalter.",
+    "fr": "Le texte source est au format {fmt}. Conservez exactement sa structure, son imbrication et son "
+          "indentation ; ne traduisez que le texte visible par l'utilisateur, jamais les clés, balises, attributs ou "
+          "variables.",
+    "de": "Der Ausgangstext liegt im Format {fmt} vor. Behalten Sie Struktur, Verschachtelung und Einrückung exakt "
+          "bei; übersetzen Sie nur den für Nutzer sichtbaren Text, niemals Schlüssel, Tags, Attribute oder "
+          "Platzhalter.",
     "es": "El texto de origen está en formato {fmt}. Conserva exactamente su estructura, anidación y sangría; traduce "
           "solo el texto visible para el usuario y nunca claves, etiquetas, atributos ni marcadores de posición.",
 }
@@ -113,10 +115,10 @@ INLINE_CODE = {
           "change them.",
     "ja": "文中のコード、コマンド、ファイル名、変数プレースホルダーはそのまま残し、翻訳・変更しないでください。",
     "ko": "코드, 명령어, 파일 이름, 변수 플레이스홀더는 그대로 두고 번역하거나 바꾸지 마세요.",
-    "fr": "Conservez tels quels les extraits de code, commandes, noms de fichiers et variables ; ne les traduisez pas et "
-          "ne les modifiez pas.",
-    "de": "Behalten Sie Codeausschnitte, Befehle, Dateinamen und Platzhalter unverändert bei; übersetzen oder verändern "
-          "Sie sie nicht.",
+    "fr": "Conservez tels quels les extraits de code, commandes, noms de fichiers et variables ; ne les traduisez pas "
+          "et ne les modifiez pas.",
+    "de": "Behalten Sie Codeausschnitte, Befehle, Dateinamen und Platzhalter unverändert bei; übersetzen oder "
+          "verändern Sie sie nicht.",
     "es": "Mantén intactos los fragmentos de código, comandos, nombres de archivo y marcadores de posición; no los "
           "traduzcas ni los modifiques.",
 }
