@@ -223,6 +223,15 @@ def _terms(row: dict) -> dict:
     return json.loads(row["term_dict"]) if isinstance(row["term_dict"], str) else row["term_dict"]
 
 
+def all_hard_pass(rows: list[dict], predictions: list[dict]) -> tuple[int, int]:
+    """(rows with a hard label, rows whose example prediction passes every hard rule of the row)."""
+    responses = {(p["md5"], p["instruction_lang"]): p["response"] for p in predictions}
+    gated = [row for row in rows if hard_verdicts("", row)]
+    passed = sum(1 for row in gated if responses.get((row["md5"], row["instruction_lang"]))
+                 and all(hard_verdicts(responses[(row["md5"], row["instruction_lang"])], row).values()))
+    return len(gated), passed
+
+
 def jsonl(objects: list[dict]) -> str:
     return "".join(json.dumps(value, ensure_ascii=False) + "\n" for value in objects)
 
@@ -288,6 +297,9 @@ def statistics_markdown(single: list[dict], multi: list[dict], predictions: list
         n, passed = rates_all[label_id]
         lines.append(f"| {label_id} | {n} | {passed} | {passed / n:.3f} | {rates_single[label_id][1]}/"
                      f"{rates_single[label_id][0]} | {rates_multi[label_id][1]}/{rates_multi[label_id][0]} |")
+    gates = {name: all_hard_pass(part, predictions) for name, part in (("single", single), ("multi", multi))}
+    lines += ["", "Rows with a hard label whose example prediction passes all of them: " + ", ".join(
+        f"{name} {passed}/{n} ({passed / n:.3f})" for name, (n, passed) in gates.items()) + "."]
     return "\n".join(lines)
 
 
