@@ -1,7 +1,8 @@
 """Build the bundled IFMTBench set (release schema, SPEC §14) and its example predictions.
 
     python -m scripts.build_ifmtbench           # write data/ifmtbench/ and the statistics in docs/ifmtbench-data.md
-    python -m scripts.build_ifmtbench --check   # exit 1 when a file is stale or a reference fails its own hard rules
+    python -m scripts.build_ifmtbench --check   # exit 1 when a file or the manifest entry is stale, a row
+                                                # has a data warning or a reference fails its own hard rules
 
 The items are in scripts/ifmtbench_items.py and the instruction wording in
 scripts/ifmtbench_text.py, both written by the harness team: this is NOT the official release.
@@ -310,6 +311,17 @@ def doc_with_statistics(doc: str, block: str) -> str:
     return doc[: start + len(STATS_START)] + "\n" + block + "\n" + doc[end:]
 
 
+def manifest_is_current() -> bool:
+    """Whether manifest.json's ifmtbench entry is the one the files on disk give."""
+    from eval.manifest import MANIFEST_PATH, build_ifmtbench_entry
+
+    try:
+        recorded = json.loads(MANIFEST_PATH.read_text(encoding="utf-8")).get("ifmtbench")
+    except (OSError, ValueError):
+        return False
+    return recorded == build_ifmtbench_entry()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the bundled IFMTBench set and its example predictions.")
     parser.add_argument("--check", action="store_true",
@@ -327,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
                  if not path.exists() or path.read_text(encoding="utf-8") != text]
         for path in stale:
             print(f"{path.relative_to(ROOT)} is stale: run python -m scripts.build_ifmtbench", file=sys.stderr)
-        return 1 if stale or found else 0
+        manifest_stale = not stale and not manifest_is_current()
+        if manifest_stale:
+            print("manifest.json's ifmtbench entry is stale: run python -m eval.manifest", file=sys.stderr)
+        return 1 if stale or found or manifest_stale else 0
     if found:
         return 1
     SINGLE_PATH.parent.mkdir(parents=True, exist_ok=True)
@@ -335,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(text, encoding="utf-8", newline="\n")
     print(f"{len(single)} single and {len(multi)} multi rows, {len(predictions)} predictions "
           f"({len(single) + len(multi) - len(predictions)} missing)")
+    if not manifest_is_current():
+        print("now run python -m eval.manifest: manifest.json records the files' SHA-256 and counts")
     return 0
 
 
