@@ -284,7 +284,7 @@ def statistics_markdown(single: list[dict], multi: list[dict], predictions: list
               f"{sum(isinstance(row['term_dict'], str) for row in rows)}; with a multi-candidate term: "
               f"{sum(any(isinstance(t, list) and len(t) > 1 for t in _terms(row).values()) for row in rows)}.", "",
               f"Example predictions: {len(predictions)} lines for {len(rows)} rows "
-              f"({len(rows) - len(predictions)} rows missing, {empty} empty responses); "
+              f"({len(rows) - len(predictions)} rows missing, {empty} empty response{'' if empty == 1 else 's'}); "
               f"{len(predictions) - sum(flaws.values())} lines answer with a correct translation ({variants} of "
               "them worded differently from the reference), "
               f"{sum(flaws.values())} carry a flaw: {_counts(flaws)}.", "",
