@@ -48,6 +48,11 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
     "eval/constraints.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_judge_verdicts.py",
                             "tests/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
+    "eval/ifmtbench/rules.py": ("tests/test_ifmtbench_rules.py",),
+    "eval/ifmtbench/rows.py": ("tests/test_ifmtbench_rows.py",),
+    "eval/ifmtbench/predictions.py": ("tests/test_ifmtbench_rows.py",),
+    "eval/ifmtbench/scoring.py": ("tests/test_ifmtbench_scoring.py", "tests/test_ifmtbench_pipeline.py"),
+    "eval/ifmtbench/metrics.py": ("tests/test_ifmtbench_scoring.py", "tests/test_ifmtbench_pipeline.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
 _RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",

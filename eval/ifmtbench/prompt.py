@@ -113,6 +113,18 @@ def validate_rubric(text: str) -> dict:
             for name in RUBRIC_DIMENSIONS}
 
 
+def _object_schema(properties: dict) -> dict:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+# What the Judge client's repair turn restates (`form`, `values`) and what --judge-structured asks an
+# engine to enforce (`schema`), as the Judge client reads them off a validator (SPEC §10).
+validate_rubric.form = '{"scores": {"style": S, "background": S}}'
+validate_rubric.values = "each S is an integer from 0 to 5, or null when the instruction does not ask for it"
+validate_rubric.schema = _object_schema({"scores": _object_schema(
+    {name: {"type": ["integer", "null"], "enum": [*RUBRIC_VALUES, None]} for name in RUBRIC_DIMENSIONS})})
+
+
 def validate_glossary(text: str) -> dict:
     """`{"glossary": G}` with G the number 0 or 1; nothing else."""
     from eval.judge_client import VerdictError, parse_verdict_object
@@ -121,3 +133,8 @@ def validate_glossary(text: str) -> dict:
     if set(obj) != {"glossary"}:
         raise VerdictError(f'the object must hold only "glossary", it holds {sorted(obj)}; answer {{"glossary": G}}')
     return {"glossary": _integer_value(obj["glossary"], (0, 1), "glossary")}
+
+
+validate_glossary.form = '{"glossary": G}'
+validate_glossary.values = "G is 1 when every term is applied and 0 otherwise"
+validate_glossary.schema = _object_schema({"glossary": {"type": "integer", "enum": [0, 1]}})

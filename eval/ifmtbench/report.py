@@ -114,9 +114,9 @@ def soft_note(entry: dict) -> str:
     return _cut(f"reply: {reply}") if reply else ""
 
 
-def failures(scores: list[dict], summary: dict | None = None, cap: int = FAILURE_CAP) -> dict:
-    """{missing, hard: {id: {n, failed, cases}}, soft: {id: {n, judged, below_full, cases}}, diagnostics}."""
-    missing = [score["case_id"] for score in scores if score["status"] == "missing"]
+def failure_lists(scores: list[dict], cap: int = FAILURE_CAP) -> dict:
+    """{hard: {id: {n, failed, cases}}, soft: {id: {n, judged, below_full, cases}}}: per hard id the
+    failing rows with their reasons (data order), per soft id the lowest scores."""
     hard: dict[str, dict] = {}
     soft: dict[str, dict] = {}
     for score in scores:
@@ -144,14 +144,19 @@ def failures(scores: list[dict], summary: dict | None = None, cap: int = FAILURE
                             "cases": [{"case_id": case_id, "score": value, "reason": note}
                                       for value, _, case_id, note in below[:cap]] if slot["judged"] else []}
     order = list(ID_KINDS)
+    return {"hard": {cid: hard[cid] for cid in order if cid in hard},
+            "soft": {cid: soft_result[cid] for cid in order if cid in soft_result}}
+
+
+def failures(scores: list[dict], summary: dict | None = None, cap: int = FAILURE_CAP) -> dict:
+    """The failure lists with the missing predictions and the wrapper diagnostics."""
+    missing = [score["case_id"] for score in scores if score["status"] == "missing"]
     predictions = (summary or {}).get("predictions") or {}
     named = predictions.get("diagnostic_case_ids") or {}
     diagnostics = {name: {"count": count, "case_ids": list(named.get(name, []))[:cap]}
                    for name, count in (predictions.get("diagnostics") or {}).items()}
     return {"cap": cap, "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]},
-            "hard": {cid: hard[cid] for cid in order if cid in hard},
-            "soft": {cid: soft_result[cid] for cid in order if cid in soft_result},
-            "diagnostics": diagnostics}
+            **failure_lists(scores, cap), "diagnostics": diagnostics}
 
 
 def failures_markdown(scores: list[dict], summary: dict) -> str:

@@ -36,8 +36,6 @@ def parse_term_dict(value: object) -> dict | None:
     """The row's term_dict as an object, or None when it is not (or does not parse to) a
     non-empty one: then the glossary rule fails, as in the original."""
     if isinstance(value, str):
-        if not value:
-            return None
         try:
             value = json.loads(value)
         except (ValueError, RecursionError):
@@ -99,8 +97,7 @@ def check_layout(row: dict, response: str) -> RuleVerdict:
     on the primary delimiter (an empty delimiter or source fails)."""
     meta = row.get("meta_data") or {}
     delimiter = meta.get("primary_delimiter") or ""
-    chunks = meta.get("source_chunks")
-    expected = len(chunks) if chunks is not None else 0
+    expected = len(meta.get("source_chunks") or [])
     origin = row["origin_text"]
     if not delimiter:
         return RuleVerdict(False, {"reason": "primary_delimiter is empty"})
