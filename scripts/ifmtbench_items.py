@@ -210,7 +210,9 @@ SINGLE = [
              '"update_ready": "An update is ready to install", "retry": "Try again"}}',
          bad={"en": ("prose_around_json", 'Here is the translation:\n{"notifications": {"new_message": "You have a '
                                           'new message", "update_ready": "An update is ready to install", '
-                                          '"retry": "Try again"}}')}),
+                                          '"retry": "Try again"}}'),
+              "de": ("lost_key", '{"notifications": {"new_message": "You have a new message", '
+                                 '"update_ready": "An update is ready to install"}}')}),
     dict(key="st-coupon-json", labels=["structured"], src="ko", tgt="en", il="ko", domain="product", fmt="json",
          text='[{"code": "WELCOME10", "title": "신규 회원 10% 할인", "min_order": 30000}, '
               '{"code": "FREESHIP", "title": "무료 배송 쿠폰", "min_order": 0}]',
