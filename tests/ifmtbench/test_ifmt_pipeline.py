@@ -217,6 +217,24 @@ def test_a_dataset_folder_holding_data_is_read_as_the_two_files(files, tmp_path,
     assert summary["data"]["n_instances"] == 9
 
 
+def test_the_bundled_references_pass_every_hard_label_offline(tmp_path, capfd):
+    """The bundled set through evaluate.py with its references as predictions (the original's
+    {md5, response, instruction_lang} form): known as bundled, every hard label passes."""
+    rows = [json.loads(line) for name in ("test_single_constraint.jsonl", "test_multi_constraint.jsonl")
+            for line in (ROOT / "data" / "ifmtbench" / "data" / name).read_text(encoding="utf-8").splitlines()]
+    references = write_jsonl(tmp_path / "references.jsonl", [
+        {"md5": row["md5"], "instruction_lang": row["instruction_lang"], "response": row["output"]} for row in rows])
+    out = tmp_path / "out"
+    status = run_cli(evaluate.main, ["--benchmark", "ifmtbench", "--predictions", str(references), "--output-dir",
+                                     str(out), "--skip-judge", "--quiet"])
+    assert status == 0, capfd.readouterr().err
+    summary, scores = read(out)
+    assert summary["data"]["known_as"] == "bundled" and summary["data"]["warnings"] == []
+    assert summary["data"]["n_instances"] == len(rows) >= 200
+    assert summary["hard_pass_rate"]["value"] == 1.0
+    assert summary["glossary_fallback"]["rule_failed"] == 0
+
+
 def test_a_prediction_for_the_wrong_instruction_language_is_refused(files, tmp_path, capfd):
     single, multi, _, out = files
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"md5": "s3", "response": "x"}])
