@@ -119,6 +119,9 @@ class Benchmark:
     load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
                                                                   # rows, rows outside --limit) -> (predictions, lines)
     judge_params: dict | None = None                              # chat request parameters instead of the shared ones
+    # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
+    # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
+    explorer_view: Callable[[dict | None, dict], dict] | None = None
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:

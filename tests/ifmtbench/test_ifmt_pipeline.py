@@ -122,7 +122,8 @@ def test_a_judged_run_asks_gpt_4o_with_the_originals_parameters_and_is_formal(fi
     summary, scores = read(files[3])
     assert summary["formal"] is True, summary["non_formal_reasons"]
     assert summary["judge"]["params"] == {"temperature": 0, "top_p": 0.6, "max_tokens": 8192}
-    assert summary["judge"]["prompt_versions"] == {"ifmt_rubric": "ifmt-rubric-1", "ifmt_glossary": "ifmt-glossary-1"}
+    assert summary["judge"]["prompt_versions"] == {"ifmt_rubric": "ifmt-rubric-1", "ifmt_glossary": "ifmt-glossary-1",
+                                                   "repair": "repair-1"}
     assert scores["s3:zh"]["if_score"] == pytest.approx(0.8)
     assert scores["s3:ja"]["if_score"] == 0.0 and scores["s3:ja"]["judge_nulls"] == 1
     assert scores["s4"]["if_score"] == 1.0 and scores["s4"]["constraints"][0]["detail"]["fallback"] == "passed"
@@ -139,25 +140,50 @@ def test_a_judged_run_asks_gpt_4o_with_the_originals_parameters_and_is_formal(fi
         assert KEY.encode() not in path.read_bytes(), path
 
 
-@pytest.mark.parametrize("reply", ['{"scores": {"style": 7, "background": null}}', "1",
-                                   '{"scores": {"style": true, "background": null}}'])
-def test_an_invalid_verdict_aborts_with_no_result_and_the_rerun_asks_only_the_rest(files, monkeypatch, capfd, reply):
+def _invalid_for_m1(reply: str, repair_too: bool):
+    """A handler that answers m1's rubric request with `reply` (and its repair turn too, if asked)."""
     def handler(request):
-        if "[style=3]" in request.prompt:  # m1's rubric request
+        turns = len(request.body.get("messages", []))
+        if "[style=3]" in request.prompt and (turns == 1 or repair_too):
             return Reply(body={"choices": [{"index": 0, "finish_reason": "stop",
                                             "message": {"role": "assistant", "content": reply}}]})
         return ifmt_handler(request)
+    return handler
 
+
+@pytest.mark.parametrize("reply", ['{"scores": {"style": 7, "background": null}}', "1",
+                                   '{"scores": {"style": true, "background": null}}'])
+def test_an_invalid_verdict_and_an_invalid_repair_abort_and_the_rerun_asks_only_the_repair(files, monkeypatch, capfd,
+                                                                                           reply):
     out = files[3]
-    with JudgeServer(handler) as server:
+    with JudgeServer(_invalid_for_m1(reply, repair_too=True)) as server:
         assert run(files, "--judge-concurrency", "1", server=server, monkeypatch=monkeypatch) == 3
         assert "m1" in capfd.readouterr().err
+        assert len(server.requests) == N_REQUESTS + 1  # the repair turn was asked, and answered wrongly again
         assert not (out / "summary.json").exists() and not (out / "scores.jsonl").exists()
-        cached = count_replies(out / "judge_cache.sqlite")
         server.handler, server.requests = ifmt_handler, []
         assert run(files, server=server, monkeypatch=monkeypatch) == 0
-    summary, _ = read(out)
-    assert len(server.requests) == N_REQUESTS - cached and summary["judge"]["cache_hits"] == cached
+    summary, scores = read(out)
+    assert len(server.requests) == 1 and len(server.requests[0].body["messages"]) == 3  # the repair turn only
+    assert summary["judge"]["repairs"] == {"ifmt_rubric": 1}
+    assert scores["m1"]["constraints"][1]["detail"]["judge"]["repaired"] is True
+
+
+def test_a_repaired_verdict_is_the_verdict(files, monkeypatch, capfd):
+    with JudgeServer(_invalid_for_m1("Style: 3/5, background: 5/5", repair_too=False)) as server:
+        assert run(files, server=server, monkeypatch=monkeypatch) == 0, capfd.readouterr().err
+    repair = [request for request in server.requests if len(request.body["messages"]) == 3]
+    assert len(repair) == 1 and "an integer from 0 to 5, or null" in repair[0].body["messages"][2]["content"]
+    summary, scores = read(files[3])
+    assert summary["judge"]["repairs"] == {"ifmt_rubric": 1}
+    assert scores["m1"]["if_score"] == pytest.approx(0.8)
+
+
+def test_without_repairs_the_first_invalid_verdict_aborts(files, monkeypatch, capfd):
+    with JudgeServer(_invalid_for_m1("4", repair_too=False)) as server:
+        status = run(files, "--judge-repairs", "0", "--judge-concurrency", "1", server=server, monkeypatch=monkeypatch)
+    assert status == 3 and "m1" in capfd.readouterr().err
+    assert all(len(request.body["messages"]) == 1 for request in server.requests)
 
 
 def test_a_killed_run_resumes_with_only_the_missing_requests(files, tmp_path):
