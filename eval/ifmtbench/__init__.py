@@ -14,7 +14,7 @@ from __future__ import annotations
 from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
 from eval.config import RunConfig
 from eval.errors import ConfigError
-from eval.ifmtbench import compare, manifest
+from eval.ifmtbench import compare, explorer, manifest
 from eval.ifmtbench.labels import ID_KINDS, LABELS
 from eval.ifmtbench.metrics import ifmt_metrics
 from eval.ifmtbench.predictions import load_ifmt_predictions
@@ -93,6 +93,7 @@ IFMTBENCH = Benchmark(
     release_by_rows=release_by_rows,
     load_predictions=load_ifmt_predictions,
     judge_params=JUDGE_PARAMS,
+    explorer_view=explorer.explorer_view,
 )
 
 __all__ = ["IFMTBENCH", "DEFAULT_DATA", "DEFAULT_JUDGE_MODEL", "ID_KINDS", "JUDGE_PARAMS", "LABELS", "PROMPT_VERSIONS"]

@@ -210,3 +210,19 @@ def test_valid_glossary_verdicts(reply, expected):
 def test_invalid_glossary_verdicts_including_the_originals_first_digit_reading(reply):
     with pytest.raises(VerdictError):
         validate_glossary(reply)
+
+
+def test_the_explorer_view_shows_each_label_the_fallback_and_one_rubric_reply():
+    from eval.ifmtbench.explorer import explorer_view
+
+    rows = rows_of(ifmt_row("x", ids=("glossary", "style", "background"), term_dict={"line": "Zeile"}))
+    judged = verdicts({("x", RUBRIC): {"style": 4, "background": None}, ("x", GLOSSARY): {"glossary": 0}})
+    score = score_rows(rows, {"x": "eine Zeil"}, judged)[0]
+    view = explorer_view(rows[0], score)
+    assert [check["name"] for check in view["checks"]] == ["glossary", "style", "background"]
+    assert view["checks"][0]["verdict"] == "fail (Judge fallback)" and "said 0" in view["checks"][0]["explanation"]
+    assert view["checks"][2]["explanation"].startswith("Judge null")
+    assert [label for label, _ in view["judge"]] == ["glossary fallback reply", "style and background reply"]
+    assert view["facets"]["rows"] == "multi" and view["facets"]["failed"] == ["glossary", "style", "background"]
+    assert view["texts"][0]["text"] == rows[0]["origin_text"]
+    assert explorer_view(None, score)["texts"] == []
