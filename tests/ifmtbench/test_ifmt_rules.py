@@ -152,6 +152,8 @@ STRUCTURED_PASS = [
     ("Markdown without outer pipes", "a | b\n---|---\n1 | 2", "Markdown", "| x | y |\n|---|---|\n| 3 | 4 |"),
     ("Markdown data rows' own column counts are not compared", "| a | b |\n|---|---|\n| 1 | 2 |",
      "Markdown", "| x | y |\n|---|---|\n| 3 |"),
+    ("Markdown separator's own column count is not compared", "| a | b |\n|---|\n| 1 | 2 |", "Markdown",
+     "| x | y |\n|---|---|---|\n| 3 | 4 |"),
     ("data_format from meta_data when the top-level key is absent", '{"a": 1}', None, '{"a": 2}'),
 ]
 STRUCTURED_FAIL = [
