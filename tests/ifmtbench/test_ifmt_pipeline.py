@@ -269,3 +269,14 @@ def test_a_prediction_for_the_wrong_instruction_language_is_refused(files, tmp_p
     err = capfd.readouterr().err
     assert status == 2 and "bad.jsonl:1" in err and "md5 's3' occurs 2 times" in err
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_structured_verdicts_send_each_kinds_schema(files, monkeypatch, capfd):
+    with JudgeServer(ifmt_handler) as server:
+        assert run(files, "--judge-structured", server=server, monkeypatch=monkeypatch) == 0, capfd.readouterr().err
+    schemas = {json.dumps(request.body["response_format"], sort_keys=True) for request in server.requests}
+    assert len(schemas) == 2  # the rubric's and the glossary fallback's
+    rubric = next(request.body["response_format"] for request in server.requests if "style" in
+                  json.dumps(request.body["response_format"]))
+    style = rubric["json_schema"]["schema"]["properties"]["scores"]["properties"]["style"]
+    assert style["enum"] == [0, 1, 2, 3, 4, 5, None]
