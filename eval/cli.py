@@ -30,8 +30,9 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
                             "data row; a hub --dataset by its name). Sandglass runs default to "
                             "data/sandglass/test.jsonl and, in evaluate.py, to their own Judge model")
     source = group.add_mutually_exclusive_group()
-    source.add_argument("--data", "--data-file", dest="data", type=Path, default=None,
-                        help="data JSONL file (default: the bundled data/test.jsonl)")
+    source.add_argument("--data", "--data-file", dest="data", type=Path, default=None, action="append",
+                        help="data JSONL file (default: the bundled data/test.jsonl); give it again to read "
+                             "several files in order (IFMTBench's single- and multi-constraint files)")
     source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
                         help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
                              "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench)")
@@ -117,10 +118,11 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
         from eval.hub import check_dataset_spec
 
         check_dataset_spec(dataset)
-    benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(args.data, dataset)
+    paths = (args.data,) if isinstance(args.data, Path) else tuple(args.data or ())  # --data is repeatable
+    benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(paths[0] if paths else None, dataset)
     if args.dataset == BARE_DATASET:
         dataset = get_benchmark(benchmark).default_dataset
-    return benchmark, DataSource(path=args.data, dataset=dataset)
+    return benchmark, DataSource(path=paths[0] if paths else None, dataset=dataset, more_paths=paths[1:])
 
 
 def judge_settings_from_args(args: argparse.Namespace, default_model: str):

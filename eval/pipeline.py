@@ -7,6 +7,7 @@ output directory is touched, and the result files appear all at once or not at a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from eval import __version__
@@ -28,7 +29,21 @@ from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(source, bench.default_data, bench.validate_rows, bench.clean_hub_row)
+    return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.clean_hub_row)
+
+
+def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
+    """A `--dataset DIR` (or a default_data folder) that holds the benchmark's own data files, as
+    those files read in order; any other source unchanged."""
+    if bench.dataset_files is None or source.path is not None:
+        return source
+    folder = Path(source.dataset) if source.dataset else bench.default_data
+    files = bench.dataset_files(folder) if folder.is_dir() else None
+    if not files:
+        if source.dataset is None:
+            raise ConfigError(f"{folder}: no {bench.title} data file found there", "pass the data with --data FILE")
+        return source
+    return DataSource(path=files[0], more_paths=tuple(files[1:]))
 
 
 def check_choices(bench: Benchmark, config: RunConfig) -> None:
@@ -86,8 +101,8 @@ def selected_rows(data: LoadedData, config: RunConfig) -> list[dict]:
 def refuse_inputs_among_results(config: RunConfig) -> None:
     """An input that is one of this run's result files would be deleted before it is read (§11)."""
     results = {path.resolve() for path in result_paths(config.output_dir)}
-    inputs = [("--predictions", config.predictions), ("--data", config.source.path), ("--case-ids", config.case_ids),
-              ("--judge-cache", config.judge_cache)]
+    inputs = [("--predictions", config.predictions), *(("--data", path) for path in config.source.paths),
+              ("--case-ids", config.case_ids), ("--judge-cache", config.judge_cache)]
     for flag, path in inputs:
         if path is not None and Path(path).resolve() in results:
             raise ConfigError(f"{flag} {path} is one of this run's result files, which a run replaces",
@@ -99,10 +114,14 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   extra_reasons: list[str]) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
+    by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
+    if by_rows:
+        known_as = "official release (by row counts)"
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
+    if not by_rows:
+        reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
@@ -148,8 +167,12 @@ def run_evaluation(config: RunConfig) -> int:
     rows = selected_rows(data, config)
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
-    predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
-                                                        lambda case_id: other_benchmark_hint(bench.name, case_id))
+    if bench.load_predictions is not None:
+        predictions, prediction_lines = bench.load_predictions(
+            config.predictions, rows, [row for row in data.rows if row["case_id"] in ignored_ids])
+    else:
+        predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
+                                                            lambda case_id: other_benchmark_hint(bench.name, case_id))
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -160,8 +183,11 @@ def run_evaluation(config: RunConfig) -> int:
             from eval import judge_client
 
             prompts = bench.prompt_sets[config.prompt_set]
+            settings = config.judge
+            if bench.judge_params is not None:
+                settings = replace(settings, params=dict(bench.judge_params))
             verdicts, judge_block = judge_client.run_judge_prompts(
-                prompts.judge_requests(rows, predictions), config.judge, config.cache_path, dict(prompts.versions),
+                prompts.judge_requests(rows, predictions), settings, config.cache_path, dict(prompts.versions),
                 progress=not config.quiet)
         scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:
