@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from eval.config import RunConfig
     from eval.judge_client import JudgeRequest
+    from eval.release_protocol import ReleaseProtocol
 
 @dataclass(frozen=True)
 class Benchmark:
@@ -41,3 +42,6 @@ class Benchmark:
     # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
+    # `--protocol release` (SPEC §15): reads a release folder (and, when trusted, imports its
+    # counter) into a ReleaseProtocol; None where the benchmark has no release plug-in.
+    open_release: Callable[[Path, bool], ReleaseProtocol] | None = None

@@ -85,7 +85,23 @@ def evaluate_parser() -> argparse.ArgumentParser:
     rules.add_argument("--rule-set", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
                        help="hard-rule semantics (default: the original scorer's)")
     add_judge_arguments(parser)
+    add_protocol_arguments(parser)
     return parser
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """--protocol, --release-dir, --trust-release-code (SPEC §15, docs/release.md)."""
+    group = parser.add_argument_group(
+        "Protocol", "Whose Judge prompts, requests and syllable counter score the run (docs/release.md).")
+    group.add_argument("--protocol", choices=("harness", "release"), default="harness",
+                       help="harness: this harness's Judge prompts and counter (default); release: the official "
+                            "release's Judge prompts, requests and reply parsing, read from its folder without "
+                            "running it, for numbers comparable with the published ones")
+    group.add_argument("--release-dir", type=Path, default=None, metavar="DIR",
+                       help="the release folder (default: the folder --dataset loaded)")
+    group.add_argument("--trust-release-code", action="store_true",
+                       help="with --protocol release: import the release's syllable module from its folder and "
+                            "count with it (runs the release's code)")
 
 
 def prepare_parser() -> argparse.ArgumentParser:
@@ -143,12 +159,26 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The frozen RunConfig of an evaluate.py command line."""
     benchmark, source = benchmark_and_source(args)
+    check_protocol_flags(args)
     judge = None
     if not args.skip_judge:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, rule_set=args.rule_set, judge=judge,
-                     judge_cache=args.judge_cache, quiet=args.quiet)
+                     judge_cache=args.judge_cache, quiet=args.quiet, protocol=args.protocol,
+                     release_dir=args.release_dir, trust_release_code=args.trust_release_code)
+
+
+def check_protocol_flags(args: argparse.Namespace) -> None:
+    """The release flags mean something only together; the release sends its own parameters."""
+    if args.protocol != "release":
+        for flag, given in (("--release-dir", args.release_dir is not None),
+                            ("--trust-release-code", args.trust_release_code)):
+            if given:
+                raise ConfigError(f"{flag} applies to --protocol release only", "add --protocol release, or drop it")
+    elif args.judge_reasoning_effort != "none":
+        raise ConfigError("--judge-reasoning-effort applies to --protocol harness: the release protocol sends "
+                          "the release's own request parameters", "drop --judge-reasoning-effort")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ class RunConfig:
     judge: JudgeSettings | None = None  # None: --skip-judge
     judge_cache: Path | None = None    # default: <output_dir>/judge_cache.sqlite
     quiet: bool = False
+    protocol: str = "harness"          # "release": the release's Judge prompts and requests (SPEC §15)
+    release_dir: Path | None = None    # default: the folder --dataset loaded
+    trust_release_code: bool = False   # import the release's syllable module (SPEC §15)
 
     @property
     def skip_judge(self) -> bool:

@@ -108,10 +108,7 @@ def request_params(settings: JudgeSettings) -> dict:
 
 def endpoint_url(settings: JudgeSettings) -> str:
     """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
-    import httpx  # heavy: only the Judge path needs it
-    base = httpx.URL(settings.api_base)
-    suffix = "/responses" if uses_responses_endpoint(settings.model) else "/chat/completions"
-    return str(base.copy_with(path=base.path.rstrip("/") + suffix))
+    return kind_url(settings.api_base, endpoint_kind(settings.model))
 
 
 def request_body(settings: JudgeSettings, prompt: str) -> bytes:
@@ -122,6 +119,25 @@ def request_body(settings: JudgeSettings, prompt: str) -> bytes:
         body = {"model": settings.model, "messages": [{"role": "user", "content": prompt}],
                 **request_params(settings)}
     return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class RequestShape:
+    """How a prompt becomes a request: the endpoint kind (where the reply text is read), the body
+    parameters besides the model and the prompt (recorded in the summary), and the exact body
+    bytes. The harness's own shape follows SPEC §10; a release plug-in brings its release's (§15)."""
+
+    kind: str
+    params: dict
+    body: Callable[[str], bytes]
+
+
+def kind_url(api_base: str, kind: str) -> str:
+    """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
+    import httpx  # heavy: only the Judge path needs it
+    base = httpx.URL(api_base)
+    suffix = "/responses" if kind == RESPONSES else "/chat/completions"
+    return str(base.copy_with(path=base.path.rstrip("/") + suffix))
 
 
 def public_host(api_base: str) -> str:
@@ -304,6 +320,7 @@ class JudgeSession:
     kind: str
     abort: asyncio.Event
     health: ProviderHealth
+    shape: RequestShape | None = None  # None: SPEC §10's request
     headers: dict[str, str] = field(repr=False, default_factory=dict)
     bar: tqdm | None = None
     done: int = 0
@@ -490,7 +507,8 @@ async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
 
 async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP."""
-    body = request_body(session.settings, request.prompt)
+    body = (session.shape.body(request.prompt) if session.shape is not None
+            else request_body(session.settings, request.prompt))
     key = cache_key(session.url, body)
     task = session.inflight.get(key)
     owner = task is None
@@ -526,7 +544,8 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
 
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
-                   stats: JudgeStats, progress: bool) -> tuple[dict[tuple[str, str], dict], dict]:
+                   stats: JudgeStats, progress: bool, shape: RequestShape | None = None,
+                   ) -> tuple[dict[tuple[str, str], dict], dict]:
     import httpx  # heavy: only the Judge path needs it
     from tqdm import tqdm
     headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
@@ -550,8 +569,9 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                 verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
                 limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))))
         session = JudgeSession(settings=settings, clients=clients, cache=cache, stats=stats,
-                               url=endpoint_url(settings), kind=endpoint_kind(settings.model),
-                               abort=asyncio.Event(), health=health, headers=headers,
+                               url=endpoint_url(settings) if shape is None else kind_url(settings.api_base, shape.kind),
+                               kind=endpoint_kind(settings.model) if shape is None else shape.kind,
+                               abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar)
         verdicts: dict[tuple[str, str], dict] = {}
 
@@ -594,16 +614,17 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
         return verdicts, session.replies
 
 
-def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dict[str, str]) -> dict:
+def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dict[str, str],
+                shape: RequestShape | None = None) -> dict:
     """The summary's `judge` block (SPEC §11): what decides a verdict, and what the run cost.
 
     `usage` sums the token counts the provider reported for this run's requests, per prompt
     (verdicts served from the cache cost nothing and are not counted)."""
     return {
         "model": settings.model,
-        "endpoint_kind": endpoint_kind(settings.model),
+        "endpoint_kind": endpoint_kind(settings.model) if shape is None else shape.kind,
         "host": public_host(settings.api_base),
-        "params": request_params(settings),
+        "params": request_params(settings) if shape is None else dict(shape.params),
         "prompt_versions": dict(prompt_versions),
         "calls": stats.calls,
         "cache_hits": stats.cache_hits,
@@ -615,7 +636,8 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
 
 
 def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
-                prompt_versions: dict[str, str], progress: bool = True) -> JudgeRun:
+                prompt_versions: dict[str, str], progress: bool = True,
+                shape: RequestShape | None = None) -> JudgeRun:
     """Ask every request under the cache file's lock (one run per cache, SPEC §10).
 
     Raises JudgeError or ConfigError on abort (ProviderDown when the provider stays down);
@@ -625,19 +647,20 @@ def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_pat
     with hold_lock(cache_path, "Judge cache", is_dir=False):
         cache = open_cache(cache_path)
         try:
-            verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress))
+            verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress, shape))
         finally:
             cache.close()
-    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions))
+    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions, shape))
 
 
 def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                       prompt_versions: dict[str, str], progress: bool = True,
+                      shape: RequestShape | None = None,
                       ) -> tuple[dict[tuple[str, str], dict], dict]:
     """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
     mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
 
     Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
     """
-    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress)
+    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress, shape)
     return Verdicts(run.verdicts, replies=run.replies), run.block

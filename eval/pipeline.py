@@ -7,12 +7,14 @@ output directory is touched, and the result files appear all at once or not at a
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
 from eval.config import DataSource, RunConfig
+from eval.counting import counting_with
 from eval.data import LoadedData, load_data
 from eval.errors import ConfigError
 from eval.failures import failures_markdown_text
@@ -22,6 +24,9 @@ from eval.outputs import (json_text, jsonl_line, remove_previous_results, result
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
+from eval.release_protocol import (HARNESS, PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice,
+                                   protocol_block, protocol_markdown, release_dir)
+from eval.release_protocol import signature_parts as release_signature_parts
 from eval.report_html import render_report_html
 from eval.system_meta import system_summary
 
@@ -74,9 +79,24 @@ def refuse_inputs_among_results(config: RunConfig) -> None:
                               "move the file out of --output-dir, or choose another --output-dir")
 
 
+def open_release(bench: Benchmark, config: RunConfig) -> ReleaseProtocol | None:
+    """`--protocol release` (SPEC §15): the benchmark's plug-in reads the release folder before
+    anything runs; a missing or different file is exit 2 naming what was expected and found."""
+    if config.protocol == HARNESS:
+        return None
+    if config.protocol != RELEASE:
+        raise ConfigError(f"unknown protocol {config.protocol!r}", f"use one of: {', '.join(PROTOCOLS)}")
+    if bench.open_release is None:
+        raise ConfigError(f"--protocol release: {bench.title} has no release plug-in yet", "use --protocol harness")
+    release = bench.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
+    if release.counter is None:
+        print(f"release protocol: {harness_counter_notice(release.counter_file)}", file=sys.stderr)
+    return release
+
+
 def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: list[dict], predictions: dict,
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
-                  extra_reasons: list[str]) -> dict:
+                  extra_reasons: list[str], release: ReleaseProtocol | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench.name)
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
@@ -85,6 +105,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
+    protocol_parts = () if release is None else release_signature_parts(release)
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
@@ -97,10 +118,12 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                                          [(predictions.get(row["case_id"]), bench.diagnostics_source(row))
                                           for row in rows], [row["case_id"] for row in rows]),
         **bench.settings(config),
+        **({} if release is None else {"protocol": protocol_block(release)}),
         "judge": judge_block,
         "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config), *system_part),
+                                    settings=(signature_part(known_as), *bench.signature_parts(config),
+                                              *protocol_parts, *system_part),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
@@ -119,6 +142,10 @@ def run_evaluation(config: RunConfig) -> int:
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
     predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids)
+    release = open_release(bench, config)
+    requests = None
+    if config.judge is not None:  # every prompt is built before the output directory changes
+        requests = (release or bench).judge_requests(rows, predictions)
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -129,14 +156,16 @@ def run_evaluation(config: RunConfig) -> int:
             from eval import judge_client
 
             verdicts, judge_block = judge_client.run_judge_prompts(
-                bench.judge_requests(rows, predictions), config.judge, config.cache_path, bench.prompt_versions,
-                progress=not config.quiet)
-        scores = bench.score_rows(rows, predictions, verdicts, config)
+                requests, config.judge, config.cache_path, (release or bench).prompt_versions,
+                progress=not config.quiet, shape=None if release is None else release.shape(config.judge))
+        with counting_with(None if release is None else release.counter):
+            scores = bench.score_rows(rows, predictions, verdicts, config)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
-                                extra_reasons)
+                                extra_reasons, release)
         write_results(config.output_dir, {
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-            "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
+            "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
+                          + failures_markdown_text(scores, summary)),
             "report.html": render_report_html(summary, scores),
             "summary.json": json_text(summary),
         })

@@ -185,6 +185,16 @@ def _head(summary: dict, title: str) -> list[str]:
     if system.get("model"):
         parts.append(f"<li>System: {_e(system['model'])}</li>")
     parts.append("</ul>")
+    protocol = summary.get("protocol")  # only under --protocol release (SPEC §15)
+    if protocol:
+        parts += ["<h2>Protocol: release</h2>", '<ul class="meta">',
+                  f"<li>protocol: release; syllable counter: {_e(protocol['syllable_counter'])}</li>"]
+        parts += [f"<li><code>{_e(path)}</code> sha256 <code>{_e(entry['sha256'])}</code>"
+                  + ("" if entry["matches_examined_copy"] else " (differs from the copy the facts were checked on)")
+                  + "</li>" for path, entry in protocol["files"].items()]
+        parts += [f"<li>Comparable with: {_e(item)}</li>" for item in protocol["comparable_with"]]
+        parts += [f"<li>Not comparable with: {_e(item)}</li>" for item in protocol["not_comparable_with"]]
+        parts.append("</ul>")
     return parts
 
 

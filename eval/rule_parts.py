@@ -40,7 +40,7 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
     """§7.2: over every pair of lines with different durations, an inversion is a pair whose
     syllable counts differ and are ordered against the durations; passes at concordance ≥ 0.9
     (fewer than two lines, or no comparable pair, passes)."""
-    from eval.syllable import count_syllables
+    from eval.counting import count_syllables  # this harness's, or a trusted release's (§15)
 
     counts = [count_syllables(line, lang) for line in lines]
     detail: dict = {"counts": counts, "durations": list(durations)}

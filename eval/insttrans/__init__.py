@@ -98,6 +98,13 @@ def strict_metrics(summary: dict, rows: list[dict], predictions: dict, scores: l
     add_strict_to_summary(summary, strict_summary(instances))
 
 
+def open_release(root, trust_code: bool):
+    """`--protocol release`: the plug-in in eval.insttrans.release (imported only for such a run)."""
+    from eval.insttrans.release import open_release as open_plugin
+
+    return open_plugin(root, trust_code)
+
+
 INSTTRANS = Benchmark(
     name="insttrans",
     title="InstTrans-Bench",
@@ -119,5 +126,6 @@ INSTTRANS = Benchmark(
     metrics=metrics,
     report_markdown=report_markdown,
     console_table=console_table,
+    open_release=open_release,
     companion_metrics=strict_metrics,
 )

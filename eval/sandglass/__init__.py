@@ -56,7 +56,7 @@ def judge_requests(rows: list[dict], predictions: dict) -> list:
 
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
     """Syllables of every non-missing prediction in its target language (SPEC §8), then the item rows."""
-    from eval.syllable import count_syllables
+    from eval.counting import count_syllables  # this harness's, or a trusted release's (§15)
 
     items = []
     for row in rows:
@@ -80,6 +80,13 @@ def metrics(items: list[dict], judged: bool) -> dict:
     }
 
 
+def open_release(root, trust_code: bool):
+    """`--protocol release`: the plug-in in eval.sandglass.release (imported only for such a run)."""
+    from eval.sandglass.release import open_release as open_plugin
+
+    return open_plugin(root, trust_code)
+
+
 SANDGLASS = Benchmark(
     name="sandglass",
     title="Sandglass-Bench",
@@ -101,6 +108,7 @@ SANDGLASS = Benchmark(
     metrics=metrics,
     report_markdown=report_markdown,
     console_table=console_table,
+    open_release=open_release,
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
