@@ -29,7 +29,13 @@ class ReleaseCounter:
 
     def __call__(self, text: str, lang: str) -> int:
         with self.lock:
-            count = self.function(text, lang=lang)
+            try:
+                count = self.function(text, lang=lang)
+            except Exception as error:  # the release's code on a model's text: one clear abort, no traceback
+                raise ConfigError(f"release protocol: {self.module_file}: the release's syllable counter raised "
+                                  f"{type(error).__name__}: {str(error)[:200]} on a {lang} text of {len(text)} "
+                                  "characters", "run without --trust-release-code to count with this harness's "
+                                  "counter") from None
         if isinstance(count, bool) or not isinstance(count, int):
             raise ConfigError(f"release protocol: {self.module_file}: the syllable counter returned "
                               f"{type(count).__name__} {count!r} for a {lang} text, not an int",

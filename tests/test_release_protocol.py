@@ -431,6 +431,20 @@ def test_release_folder_found_from_dataset_or_asked_for(it_files, capsys):
     assert status == 2 and "--release-dir" in output
     status, output = run(it_files, it_files["tmp"] / "out", "--trust-release-code", capsys=capsys)
     assert status == 2 and "--protocol release" in output
+    status, output = run(it_files, it_files["tmp"] / "out", "--protocol", "release", "--release-dir",
+                         str(it_files["release"]), "--judge-reasoning-effort", "low", capsys=capsys)
+    assert status == 2 and "the release's own request parameters" in output
+
+
+def test_a_release_counter_that_raises_aborts_without_results(sg_files, capsys):
+    (sg_files["release"] / "syllable_calculation.py").write_text(
+        rf.SG_V3_PY + "\n\ndef cal_syllable_count(text, lang='en'):\n    raise AttributeError('boom')\n",
+        encoding="utf-8")
+    out = sg_files["tmp"] / "out"
+    status, output = run(sg_files, out, "--protocol", "release", "--release-dir", str(sg_files["release"]),
+                         "--trust-release-code", capsys=capsys)
+    assert status == 2 and "raised AttributeError: boom" in output and "Traceback" not in output
+    assert not (out / "summary.json").exists()
 
 
 def test_release_dir_from_a_dataset_folder(tmp_path, capsys):
