@@ -26,7 +26,7 @@ SENTINELS = (Q_DEFAULT, Q_WEB, SOFT, SANDGLASS, JA_NOTES, JA_BAD)
 # InstTrans-Bench
 # ---------------------------------------------------------------------------------------------
 
-IT_LANGUAGE_NAMES = {"zh": "名-zh", "en": "名-en", "ja": "名-ja", "de": "名-de"}  # ro, ms, hi: the raw code
+IT_LANGUAGE_NAMES = {"zh": "名-zh", "ja": "名-ja", "de": "名-de"}  # en, ro, ms, hi: the raw code
 IT_KEYWORDS = {"style_consistency": ["语体", "风格"], "context_disambiguate": ["歧义"],
                "coref_resolution": ["KW-never-matches"],  # the id itself stands in (RELEASE-FACTS §1.2)
                "term_cross_sentence": ["跨句", "全文统一"], "academic_format_preserve": ["学术", "LaTeX"]}

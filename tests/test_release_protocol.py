@@ -74,7 +74,7 @@ def insttrans_predictions(rows: list[dict]) -> list[dict]:
     """References, one with leading spaces, one blank (no request), one line left out (missing)."""
     predictions = [{"case_id": row["case_id"], "prediction": row["reference"]} for row in rows]
     predictions[1]["prediction"] = "    " + predictions[1]["prediction"]
-    predictions[4]["prediction"] = "  \n "
+    predictions[6]["prediction"] = "  \n "
     del predictions[5]
     return predictions
 
@@ -82,8 +82,11 @@ def insttrans_predictions(rows: list[dict]) -> list[dict]:
 def sandglass_rows() -> list[dict]:
     lines = (ROOT / "data" / "sandglass" / "test.jsonl").read_text(encoding="utf-8").split("\n")
     rows = [json.loads(line) for line in lines if line]
-    with_context = next(row for row in rows if row["metadata"].get("up_context"))
-    return rows[:12] + [with_context]
+    with_context = json.loads(json.dumps(next(row for row in rows if row["metadata"].get("up_context"))))
+    with_context["metadata"]["up_context"] = " " + with_context["metadata"]["up_context"] + "  "  # kept as is
+    without_summary = json.loads(json.dumps(next(row for row in rows[12:] if row["case_id"] != with_context["case_id"])))
+    without_summary["metadata"]["summary"] = None  # the release formats it as given
+    return rows[:12] + [with_context, without_summary]
 
 
 def sandglass_predictions(rows: list[dict]) -> list[dict]:
