@@ -171,6 +171,9 @@ def run_evaluation(config: RunConfig) -> int:
         })
     if not config.quiet:
         print(bench.console_table(summary))
+        if release is not None:
+            print(f"protocol: release ({release.root}); syllable counter: {summary['protocol']['syllable_counter']}; "
+                  "report.md says which published numbers this run is comparable with")
         print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
     return 0
 
