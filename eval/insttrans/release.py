@@ -14,7 +14,7 @@ from pathlib import Path
 
 from eval import release_source as rs
 from eval.predictions import is_missing
-from eval.release_protocol import ReleaseProtocol, bare_score, validate_bare_quality
+from eval.release_protocol import ReleaseProtocol, validate_bare_quality
 
 PROMPTS = "eval/prompts.py"
 CONSTRAINTS = "eval/constraints.py"
@@ -126,17 +126,16 @@ def _json_object(text: str) -> object:
     the last `}` (the release's greedy regex, found in linear time)."""
     try:
         return json.loads(text.strip())
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if start == -1 or end <= start:
-            return None
-        try:
-            return json.loads(text[start:end + 1])
-        except json.JSONDecodeError:
-            return None
-        except RecursionError:
-            return None
     except RecursionError:
+        return None
+    except json.JSONDecodeError:
+        pass
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end <= start:
+        return None
+    try:
+        return json.loads(text[start:end + 1])
+    except (json.JSONDecodeError, RecursionError):
         return None
 
 
@@ -242,6 +241,3 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
         judge_requests=lambda rows, predictions: judge_requests(templates, rows, predictions),
         shape=lambda settings: request_shape(templates, settings), counter=counter, counter_file=SYLLABLE,
         comparable=tuple(comparable), not_comparable=tuple(not_comparable))
-
-
-__all__ = ["open_release", "bare_score", "soft_scores", "quality_prompt", "soft_prompt", "request_shape"]
