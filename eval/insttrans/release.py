@@ -225,7 +225,9 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
         counter = load_counter(Path(root) / SYLLABLE, "insttrans_release_syllable", COUNTER_FUNCTION)
         files[SYLLABLE] = rs.file_sha256(Path(root) / SYLLABLE)
     comparable = [f"{PUBLISHED} IF_Score, translation quality and soft-constraint scores (the release's "
-                  "prompts, requests and reply parsing), under the same Judge model",
+                  "prompts, requests and reply parsing), under the same Judge model; quality only when every "
+                  "instance has a prediction (the release averages it over present predictions, this harness "
+                  "counts a missing one as 0)",
                   f"{PUBLISHED} hard-rule pass rates except syllable_order (the original rules)"]
     not_comparable = []
     if counter is not None:
