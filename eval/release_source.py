@@ -260,6 +260,23 @@ def method_call_argument(source: SourceFile, function_name: str, method: str) ->
     return _literal(found[0].args[0], where, f"a literal argument of .{method}")
 
 
+def environment_defaults(source: SourceFile) -> dict[str, object]:
+    """`NAME -> default` of every `os.environ.get("NAME", <literal>)` / `os.getenv(...)` in the file
+    (settings a release reads from the environment, with the default it falls back on)."""
+    defaults: dict[str, object] = {}
+    for node in ast.walk(source.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 2):
+            continue
+        receiver = ast.unparse(node.func.value)
+        if not ((node.func.attr == "get" and receiver.endswith("environ")) or
+                (node.func.attr == "getenv" and receiver == "os")):
+            continue
+        name = node.args[0]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            defaults[name.value] = _literal(node.args[1], f"{source.relpath}: {name.value}", "a literal default")
+    return defaults
+
+
 # ---------------------------------------------------------------------------------------------
 # Checking templates
 # ---------------------------------------------------------------------------------------------

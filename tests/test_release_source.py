@@ -18,6 +18,8 @@ NAMES = {"en": "E", "zh": "Z"}
 TEMPLATE = """a {x} b {y:.1f} {{literal}} {x}"""
 IDS = frozenset({"a", "b"})
 NOT_LITERAL = os.getcwd()
+TEMPERATURE = float(os.environ.get("SYNTH_TEMPERATURE", "0.0"))
+WORKERS = int(os.getenv("SYNTH_WORKERS", 20))
 
 
 def build(row, prediction):
@@ -64,6 +66,7 @@ def test_pieces_are_read_without_running_the_file(source, monkeypatch):
     assert (branch.body, branch.orelse, branch.equals) == ("n", "", "ja")
     create = rs.one_call(source, "create")
     assert rs.keyword_literal(create, "effort", "w") == "low"
+    assert rs.environment_defaults(source) == {"SYNTH_TEMPERATURE": "0.0", "SYNTH_WORKERS": 20}
     import os
     assert "TOUCHED_BY_RELEASE_SOURCE" not in os.environ
     assert len(source.sha256) == 64
