@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -38,6 +38,8 @@ class ReleaseProtocol:
     counter_file: str                # relpath of the release's syllable module
     comparable: tuple[str, ...]      # the published numbers this run can stand beside
     not_comparable: tuple[str, ...]  # and those it cannot, each with why
+    templates: dict[str, str] = field(default_factory=dict)           # template name -> SHA-256 as read
+    examined_templates: dict[str, str] = field(default_factory=dict)  # and as the facts' reader read it
 
 
 def release_dir(release_dir: Path | None, dataset: str | None) -> Path:
@@ -78,6 +80,8 @@ def protocol_block(release: ReleaseProtocol) -> dict:
         "release_dir": str(release.root),
         "files": {path: {"sha256": sha, "matches_examined_copy": release.examined.get(path) == sha}
                   for path, sha in sorted(release.files.items())},
+        "templates": {name: {"sha256": sha, "matches_examined_copy": release.examined_templates.get(name) == sha}
+                      for name, sha in sorted(release.templates.items())},
         "syllable_counter": RELEASE if release.counter is not None else HARNESS,
         "comparable_with": list(release.comparable),
         "not_comparable_with": list(release.not_comparable),
@@ -105,7 +109,10 @@ def report_lines(block: dict) -> list[str]:
     lines += [f"- `{path}` sha256 `{entry['sha256']}`"
               + ("" if entry["matches_examined_copy"] else " (differs from the copy the harness's facts were checked on)")
               for path, entry in block["files"].items()]
-    lines += ["", f"Syllable counter: {block['syllable_counter']}.", "", "Comparable with published numbers:"]
+    matching = sum(entry["matches_examined_copy"] for entry in block["templates"].values())
+    lines += ["", f"Judge templates as read: {matching} of {len(block['templates'])} identical to the ones the "
+                  "harness's facts were checked on (`summary.json` `protocol.templates`).",
+              "", f"Syllable counter: {block['syllable_counter']}.", "", "Comparable with published numbers:"]
     lines += [f"- {item}" for item in block["comparable_with"]] or ["- none"]
     lines += ["", "Not comparable:"]
     lines += [f"- {item}" for item in block["not_comparable_with"]] or ["- none"]

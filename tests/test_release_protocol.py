@@ -514,6 +514,9 @@ def test_summary_and_reports_say_protocol_release(it_files, monkeypatch, capsys)
                for path in ("eval/prompts.py", "eval/constraints.py", "eval/judge_client.py", "eval/syllable.py")}
     assert {path: entry["sha256"] for path, entry in block["files"].items()} == digests
     assert not any(entry["matches_examined_copy"] for entry in block["files"].values())
+    assert block["templates"]["SOFT_CONSTRAINT_JUDGE_TEMPLATE"]["sha256"] == hashlib.sha256(
+        rf.it_soft_template().encode("utf-8")).hexdigest()
+    assert not any(entry["matches_examined_copy"] for entry in block["templates"].values())
     assert "protocol:release" in summary["signature"] and "prompt.quality:release:" in summary["signature"]
     assert summary["judge"]["params"] == {"max_output_tokens": 4096, "reasoning": {"effort": "none"}}
     for name in ("report.md", "report.html"):

@@ -27,6 +27,12 @@ EXAMINED = {
     CONSTRAINTS: "00cd6f3bb140bfcfaebb1e281790331059aef9f9091b75213e33e67ecd3074e7",
     SYLLABLE: "aa0036d763fbce3db89225ab12f64f5f7dcdfb8fc5e40ab1d78ab5b4aea968f6",
 }
+# SHA-256 of each template as the facts' own AST reader read it (RELEASE-FACTS §1.1).
+EXAMINED_TEMPLATES = {
+    "SOFT_CONSTRAINT_JUDGE_TEMPLATE": "0cf65442ad596a4d79141b568cb9f4c5b9942649bc39e20a950395d3da664009",
+    "build_quality_prompt": "3c778d6990cd17a7e92da0290b6a8d5b1598c87672aaf7b36335149bdfe16c50",
+    "build_quality_prompt (web_html)": "074d71333124a717f00e485ab65aa4d78b06d31b94b9c2ded35fdeae70603e21",
+}
 SOFT_IDS = ("style_consistency", "context_disambiguate", "coref_resolution", "term_cross_sentence",
             "academic_format_preserve")
 QUALITY_FIELDS = {"src_name": 1, "tgt_name": 1, "source_text": 1, "reference": 1, "prediction": 1}
@@ -242,4 +248,8 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
         root=Path(root), files=files, examined=EXAMINED, prompt_versions=versions,
         judge_requests=lambda rows, predictions: judge_requests(templates, rows, predictions),
         shape=lambda settings: request_shape(templates, settings), counter=counter, counter_file=SYLLABLE,
-        comparable=tuple(comparable), not_comparable=tuple(not_comparable))
+        comparable=tuple(comparable), not_comparable=tuple(not_comparable),
+        templates={"SOFT_CONSTRAINT_JUDGE_TEMPLATE": rs.text_sha256(templates.soft),
+                   "build_quality_prompt": rs.text_sha256(templates.quality),
+                   "build_quality_prompt (web_html)": rs.text_sha256(templates.quality_web)},
+        examined_templates=EXAMINED_TEMPLATES)

@@ -30,6 +30,12 @@ EXAMINED = {  # SHA-256 of the copy the facts were checked on (RELEASE-FACTS §0
     COUNTER_FILE: "4af929c087917357276e148fdf48177d39e95d44311ff11e43ecae8cfab9bbab",
     f"{COUNTER_SIBLING}.py": "e34538d86cb95c3fc2fbbc9182c88a3aa8260248705a20fb3635c88a9ceed776",
 }
+# SHA-256 of each piece as the facts' own AST reader read it (RELEASE-FACTS §2.1).
+EXAMINED_TEMPLATES = {
+    "JUDGE_PROMPT": "707c2785f6fcf807888d6f7be5d504116f8bfbda4072011afaf9bca952f84784",
+    "lang_notes": "6d970be4c756c89d6bb1e667572d7392e2b554fa27088c4fbe9fc4f6751ab558",
+    "bad_case": "8df2bb72ffde8ff610839c880ad64b141eaa70bbc4da1343285ab357e40a56f8",
+}
 PROMPT_FIELDS = {"target_lang": 6, "duration:.1f": 1, "target_syllables": 1, "summary": 1, "up_context": 1,
                  "down_context": 1, "origin_text": 2, "translate_text": 1, "lang_notes": 1, "bad_case": 1}
 FORMAT_KEYWORDS = ("target_lang", "duration", "target_syllables", "summary", "up_context", "down_context",
@@ -149,4 +155,7 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
             templates.prompt + "".join(text for _, text in templates.branches.values()))[:12]},
         judge_requests=lambda rows, predictions: judge_requests(templates, rows, predictions),
         shape=lambda settings: request_shape(templates, settings), counter=counter, counter_file=COUNTER_FILE,
-        comparable=tuple(comparable), not_comparable=tuple(not_comparable))
+        comparable=tuple(comparable), not_comparable=tuple(not_comparable),
+        templates={"JUDGE_PROMPT": rs.text_sha256(templates.prompt),
+                   **{name: rs.text_sha256(text) for name, (_, text) in templates.branches.items()}},
+        examined_templates=EXAMINED_TEMPLATES)
