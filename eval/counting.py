@@ -1,8 +1,9 @@
 """Which syllable counter a run's scoring uses (SPEC §8, §15).
 
-This harness's counter (eval/syllable.py) unless the run scores under a release's own counter
-(`--protocol release --trust-release-code`); the pipeline sets it around the scoring stage only,
-so companion metrics (the strict rule set) keep this harness's counter.
+The pipeline sets the counter the run chose (`Benchmark.counters[RunConfig.counter]`: this
+harness's, or a trusted release's) around the scoring stage only, so companion metrics (the strict
+rule set) keep this harness's counter; code that counts (the syllable_order rule, Sandglass's
+scoring) asks `active_counter()` and falls back on eval/syllable.py outside a run.
 """
 
 from __future__ import annotations
@@ -14,13 +15,9 @@ from typing import Callable, Iterator
 _COUNTER: ContextVar[Callable[[str, str], int] | None] = ContextVar("syllable_counter", default=None)
 
 
-def count_syllables(text: str, lang: str) -> int:
-    counter = _COUNTER.get()
-    if counter is None:
-        from eval.syllable import count_syllables as harness_count
-
-        return harness_count(text, lang)
-    return counter(text, lang)
+def active_counter() -> Callable[[str, str], int] | None:
+    """The counter the scoring stage runs under, or None (this harness's, eval/syllable.py)."""
+    return _COUNTER.get()
 
 
 @contextlib.contextmanager

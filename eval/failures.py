@@ -3,16 +3,19 @@
 scores.jsonl stays the complete record; this is the readable view of it: per hard constraint the
 count and the first failing case_ids (data order) with a reason drawn from the rule's `detail`,
 per soft constraint (and quality) the lowest scores, the missing predictions, and the wrapper
-diagnostics with their case_ids. Sandglass runs get the largest syllable misses instead of
-constraints.
+diagnostics with their case_ids. Each benchmark gives its own lists (`Benchmark.failure_lists`;
+Sandglass: the largest syllable misses, eval/sandglass/failures.py).
 """
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from eval.constraints import CONSTRAINT_KINDS
 from eval.predictions import DIAGNOSTICS, wrapper_diagnostics
+
+if TYPE_CHECKING:
+    from eval.benchmark import Benchmark
 
 FAILURE_CAP = 20
 _REASON_LIMIT = 160
@@ -170,9 +173,9 @@ def judge_note(detail: dict | None) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | None,
-                 source_texts: dict | None, cap: int) -> dict:
+                 source_texts: dict | None, cap: int, text_field: str | None) -> dict:
     """{name: {count, case_ids}}: from the predictions when given, else from the summary's
-    `diagnostic_case_ids`, else (Sandglass) from the rows' own prediction text."""
+    `diagnostic_case_ids`, else from the rows' own prediction text (`text_field`)."""
     named: dict[str, list[str]] | None = None
     if predictions is not None:
         named = {name: [] for name in DIAGNOSTICS}
@@ -185,11 +188,11 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
                         named[name].append(score["case_id"])
     elif summary and (summary.get("predictions") or {}).get("diagnostic_case_ids") is not None:
         named = summary["predictions"]["diagnostic_case_ids"]
-    elif scores and "hyp" in scores[0]:
+    elif scores and text_field is not None and text_field in scores[0]:
         named = {name: [] for name in DIAGNOSTICS}
         for score in scores:
-            if score.get("hyp") and score["hyp"].strip():
-                for name, present in wrapper_diagnostics(score["hyp"]).items():
+            if score.get(text_field) and score[text_field].strip():
+                for name, present in wrapper_diagnostics(score[text_field]).items():
                     if present:
                         named[name].append(score["case_id"])
     counts = (summary or {}).get("predictions", {}).get("diagnostics", {})
@@ -209,25 +212,25 @@ def _lowest(entries: list[tuple[str, float, str]], cap: int) -> list[dict]:
 
 
 def failures(scores: list[dict], summary: dict | None = None, predictions: dict | None = None,
-             source_texts: dict | None = None, cap: int = FAILURE_CAP) -> dict:
+             source_texts: dict | None = None, cap: int = FAILURE_CAP, *, bench: Benchmark) -> dict:
     """The failures section of a run (SPEC §11), from its score rows.
 
     `predictions` ({case_id: text}) and `source_texts` give the diagnostics directly; without
-    them they come from `summary["predictions"]["diagnostic_case_ids"]` (or, for Sandglass, from
-    the rows' `hyp`). Lists are capped at `cap`, in data order (soft: lowest score first).
+    them they come from `summary["predictions"]["diagnostic_case_ids"]` (or from the prediction
+    text the rows carry, `bench.prediction_field`). The lists are the benchmark's own
+    (`bench.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
     """
     missing = [score["case_id"] for score in scores if score.get("status") == "missing"]
-    result: dict = {"benchmark": "sandglass" if scores and "hyp" in scores[0] else "insttrans", "cap": cap,
+    result: dict = {"benchmark": bench.name, "cap": cap,
                     "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]}}
-    if result["benchmark"] == "sandglass":
-        result.update(_sandglass_failures(scores, cap))
-    else:
-        result.update(_insttrans_failures(scores, cap))
-    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap)
+    result.update(bench.failure_lists(scores, cap))
+    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.prediction_field)
     return result
 
 
-def _insttrans_failures(scores: list[dict], cap: int) -> dict:
+def constraint_failure_lists(scores: list[dict], cap: int, order: tuple[str, ...] = ()) -> dict:
+    """InstTrans-Bench's lists: per hard constraint the failures with their reasons, per soft
+    constraint and quality the lowest scores."""
     hard: dict[str, dict] = {}
     soft: dict[str, list] = {}
     soft_n: dict[str, int] = {}
@@ -266,36 +269,10 @@ def _insttrans_failures(scores: list[dict], cap: int) -> dict:
     quality_result = ({"n": len(scores), "judged": True, "below_full": sum(s < 1 for _, s, _ in quality),
                        "cases": _lowest(quality, cap)} if quality_known and scores
                       else {"n": len(scores), "judged": False, "below_full": None, "cases": []})
-    order = list(CONSTRAINT_KINDS)
+    order = list(order)  # the benchmark's constraint order (SPEC §4); others after it
     rank = lambda cid: order.index(cid) if cid in order else len(order)  # noqa: E731
     return {"hard": {cid: hard[cid] for cid in sorted(hard, key=rank)},
             "soft": {cid: soft_result[cid] for cid in sorted(soft_result, key=rank)}, "quality": quality_result}
-
-
-def _sandglass_failures(items: list[dict], cap: int) -> dict:
-    """The largest syllable misses (by exact deviation) and the lowest quality scores."""
-    ranked = sorted(enumerate(items), key=lambda pair: (-pair[1]["abs_diff"] / pair[1]["target_syllables"], pair[0]))
-    misses = []
-    for _, item in ranked:
-        if item["syllable_reward"] >= 1:
-            break
-        if len(misses) == cap:
-            break
-        dev = (item["hyp_syllables"] - item["target_syllables"]) / item["target_syllables"]
-        reason = ("missing prediction" if item["status"] == "missing" else
-                  f"{item['target_language']} {item['target_kind']}: {_cut(item['hyp'] or '', 80)}")
-        misses.append({"case_id": item["case_id"], "target": item["target_syllables"],
-                       "output": item["hyp_syllables"], "dev": round(dev, 4), "reward": item["syllable_reward"],
-                       "reason": reason})
-    known = bool(items) and all(item["quality"] is not None for item in items)
-    quality = ({"n": len(items), "judged": True, "below_full": sum(item["quality"] < 1 for item in items),
-                "cases": _lowest([(item["case_id"], float(item["quality"]),
-                                   "missing prediction" if item["status"] == "missing" else _cut(item["hyp"] or "", 60))
-                                  for item in items], cap)}
-               if known else {"n": len(items), "judged": False, "below_full": None, "cases": []})
-    return {"syllables": {"n": len(items), "below_full_reward": sum(item["syllable_reward"] < 1 for item in items),
-                          "cases": misses},
-            "quality": quality}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,6 +334,6 @@ def failures_markdown(data: dict) -> list[str]:
     return lines
 
 
-def failures_markdown_text(scores: list[dict], summary: dict) -> str:
-    """The failures section as text to append to report.md (both benchmarks; SPEC §11)."""
-    return "\n".join(failures_markdown(failures(scores, summary))) + "\n"
+def failures_markdown_text(scores: list[dict], summary: dict, bench: Benchmark) -> str:
+    """The failures section as text to append to report.md (any benchmark; SPEC §11)."""
+    return "\n".join(failures_markdown(failures(scores, summary, bench=bench))) + "\n"

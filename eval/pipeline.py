@@ -1,4 +1,4 @@
-"""The run pipeline both benchmarks share (SPEC §6, §9–§11).
+"""The run pipeline every benchmark shares (SPEC §6, §9–§11); it never names one.
 
 evaluate.py: settings → data → predictions → lock → Judge → scoring → aggregation → outputs.
 The order keeps a failed run harmless: everything that can be checked is checked before the
@@ -7,32 +7,75 @@ output directory is touched, and the result files appear all at once or not at a
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
-from eval.config import DataSource, RunConfig
+from eval.config import HARNESS, DataSource, RunConfig
 from eval.counting import counting_with
-from eval.data import LoadedData, load_data
 from eval.errors import ConfigError
-from eval.failures import failures_markdown_text
+from eval.explorer import render_explorer_html
+from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
+from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
-from eval.release_protocol import (HARNESS, PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice,
-                                   protocol_block, protocol_markdown, release_dir)
+from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice, protocol_block,
+                                   protocol_markdown, release_dir)
 from eval.release_protocol import signature_parts as release_signature_parts
 from eval.report_html import render_report_html
 from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(source, bench.default_data, bench.default_dataset, bench.validate_rows)
+    return load_data(source, bench.default_data, bench.validate_rows, bench.clean_hub_row)
+
+
+def check_choices(bench: Benchmark, config: RunConfig) -> None:
+    """The prompt set, counter and options a run names must be the benchmark's (SPEC §15 plugs
+    `release` in beside `harness`)."""
+    for what, name, known in (("prompt set", config.prompt_set, bench.prompt_sets),
+                              ("syllable counter", config.counter, bench.counters)):
+        if name not in known:
+            raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known)}")
+    for name, value in config.options.items():
+        if name in bench.options and value not in bench.options[name]:
+            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r}",
+                              f"use one of: {', '.join(sorted(bench.options[name]))}")
+
+
+def choice_parts(config: RunConfig) -> tuple[str, ...]:
+    """Signature parts for a prompt set or counter other than the harness's own (none by default)."""
+    return tuple(f"{key}:{name}" for key, name in (("prompts", config.prompt_set), ("counter", config.counter))
+                 if name != HARNESS)
+
+
+def open_release(bench: Benchmark, config: RunConfig) -> tuple[Benchmark, RunConfig, ReleaseProtocol | None]:
+    """`--protocol release` (SPEC §15): the benchmark's plug-in reads the release folder, and the
+    run registers its prompt set (and, when trusted, its counter) as `release` beside `harness`
+    and chooses them. A missing or different file is exit 2 naming what was expected and found."""
+    if config.protocol == HARNESS:
+        return bench, config, None
+    if config.protocol != RELEASE:
+        raise ConfigError(f"unknown protocol {config.protocol!r}", f"use one of: {', '.join(PROTOCOLS)}")
+    if bench.open_release is None:
+        raise ConfigError(f"--protocol release: {bench.title} has no release plug-in yet", "use --protocol harness")
+    release = bench.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
+    counters = dict(bench.counters)
+    if release.counter is None:
+        print(f"release protocol: {harness_counter_notice(release.counter_file)}", file=sys.stderr)
+    else:
+        counters[RELEASE] = release.counter
+    bench = dataclasses.replace(bench, prompt_sets={**bench.prompt_sets, RELEASE: release.prompt_set},
+                                counters=counters)
+    config = dataclasses.replace(config, prompt_set=RELEASE, counter=RELEASE if release.counter else HARNESS)
+    return bench, config, release
 
 
 def read_case_ids(path: Path, known: set[str]) -> list[str]:
@@ -79,33 +122,17 @@ def refuse_inputs_among_results(config: RunConfig) -> None:
                               "move the file out of --output-dir, or choose another --output-dir")
 
 
-def open_release(bench: Benchmark, config: RunConfig) -> ReleaseProtocol | None:
-    """`--protocol release` (SPEC §15): the benchmark's plug-in reads the release folder before
-    anything runs; a missing or different file is exit 2 naming what was expected and found."""
-    if config.protocol == HARNESS:
-        return None
-    if config.protocol != RELEASE:
-        raise ConfigError(f"unknown protocol {config.protocol!r}", f"use one of: {', '.join(PROTOCOLS)}")
-    if bench.open_release is None:
-        raise ConfigError(f"--protocol release: {bench.title} has no release plug-in yet", "use --protocol harness")
-    release = bench.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
-    if release.counter is None:
-        print(f"release protocol: {harness_counter_notice(release.counter_file)}", file=sys.stderr)
-    return release
-
-
 def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: list[dict], predictions: dict,
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
                   extra_reasons: list[str], release: ReleaseProtocol | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
-    known_as = identify(data.sha256, bench.name)
+    known_as = identify(data.sha256, bench)
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
+    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
-    protocol_parts = () if release is None else release_signature_parts(release)
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
@@ -122,8 +149,9 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "judge": judge_block,
         "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config),
-                                              *protocol_parts, *system_part),
+                                    settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
+                                              *(() if release is None else release_signature_parts(release)),
+                                              *system_part),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
@@ -132,9 +160,18 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     return summary
 
 
+def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[dict]) -> None:
+    """--log-samples (lm-eval's name): each score row also carries the prediction exactly as given
+    (null when missing) and the messages the model saw, for readers with their own tools."""
+    for row, score in zip(rows, scores):
+        score["prediction"] = predictions.get(row["case_id"])
+        score["model_input"] = bench.model_input(row)["messages"]
+
+
 def run_evaluation(config: RunConfig) -> int:
     """Score one predictions file; returns the exit status (errors raise HarnessError)."""
-    bench = get_benchmark(config.benchmark)
+    bench, config, release = open_release(get_benchmark(config.benchmark), config)
+    check_choices(bench, config)
     extra_reasons = bench.check_config(config)
     refuse_inputs_among_results(config)
     data = load_benchmark_data(bench, config.source)
@@ -142,10 +179,9 @@ def run_evaluation(config: RunConfig) -> int:
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
     predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids)
-    release = open_release(bench, config)
-    requests = None
-    if config.judge is not None:  # every prompt is built before the output directory changes
-        requests = (release or bench).judge_requests(rows, predictions)
+    prompts = bench.prompt_sets[config.prompt_set]
+    # Every prompt is built before the output directory changes (a release's table may lack a language).
+    requests = None if config.judge is None else prompts.judge_requests(rows, predictions)
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -156,17 +192,21 @@ def run_evaluation(config: RunConfig) -> int:
             from eval import judge_client
 
             verdicts, judge_block = judge_client.run_judge_prompts(
-                requests, config.judge, config.cache_path, (release or bench).prompt_versions,
-                progress=not config.quiet, shape=None if release is None else release.shape(config.judge))
-        with counting_with(None if release is None else release.counter):
+                requests, config.judge, config.cache_path, dict(prompts.versions), progress=not config.quiet,
+                shape=None if prompts.shape is None else prompts.shape(config.judge))
+        with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
+        if config.log_samples:
+            log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons, release)
+        failure_lists = failures(scores, summary, bench=bench)
         write_results(config.output_dir, {
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
             "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
-                          + failures_markdown_text(scores, summary)),
-            "report.html": render_report_html(summary, scores),
+                          + "\n".join(failures_markdown(failure_lists)) + "\n"),
+            "report.html": render_report_html(summary, scores, bench, failure_lists),
+            "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             "summary.json": json_text(summary),
         })
     if not config.quiet:
@@ -174,7 +214,7 @@ def run_evaluation(config: RunConfig) -> int:
         if release is not None:
             print(f"protocol: release ({release.root}); syllable counter: {summary['protocol']['syllable_counter']}; "
                   "report.md says which published numbers this run is comparable with")
-        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html")
     return 0
 
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from eval.config import HARNESS
 from eval.errors import ConfigError
 
 if TYPE_CHECKING:
-    from eval.judge_client import JudgeSettings, RequestShape
+    from eval.benchmark import PromptSet
 
-HARNESS = "harness"
 RELEASE = "release"
 PROTOCOLS = (HARNESS, RELEASE)
 
@@ -31,9 +31,7 @@ class ReleaseProtocol:
     root: Path
     files: dict[str, str]            # relpath -> SHA-256 of every file read (the counter's when it runs)
     examined: dict[str, str]         # relpath -> SHA-256 of the copy the facts were checked on
-    prompt_versions: dict[str, str]  # prompt name -> `release:<template digest>`
-    judge_requests: Callable[[list[dict], dict], list]
-    shape: Callable[[JudgeSettings], RequestShape]
+    prompt_set: PromptSet            # the release's prompts, versions `release:<template digest>`, request shape
     counter: Callable[[str, str], int] | None  # None: the harness's counter (not trusted)
     counter_file: str                # relpath of the release's syllable module
     comparable: tuple[str, ...]      # the published numbers this run can stand beside
@@ -89,8 +87,10 @@ def protocol_block(release: ReleaseProtocol) -> dict:
 
 
 def signature_parts(release: ReleaseProtocol) -> tuple[str, ...]:
-    counter = RELEASE if release.counter is not None else HARNESS
-    return (f"protocol:{RELEASE}", f"release:{files_digest(release.files)}", f"counter:{counter}")
+    """protocol:release, the files' digest, and counter:harness when the release's counter is not
+    trusted (the pipeline's choice parts already say prompts:release and counter:release)."""
+    untrusted = ("counter:harness",) if release.counter is None else ()
+    return (f"protocol:{RELEASE}", f"release:{files_digest(release.files)}", *untrusted)
 
 
 def harness_counter_notice(counter_file: str) -> str:

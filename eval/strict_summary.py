@@ -8,7 +8,7 @@ add fields and change none: every score and every formal field stays the origina
 from __future__ import annotations
 
 from eval.constraints import CONSTRAINT_KINDS, HARD, RULE_SETS
-from eval.metrics import headline
+from eval.stats import headline
 from eval.predictions import is_missing
 from eval.types import RuleVerdict
 
@@ -45,7 +45,7 @@ def strict_summary(instances: list[dict]) -> dict:
     """{"hard_pass_rate_strict": {value, ci95, n}, "pass_rate_strict": {hard id: rate}}.
 
     `instances` are `strict_instances(...)`, or the scores.jsonl rows of a `--rule-set strict` run
-    (same fields); the interval is eval/metrics.py's seeded bootstrap, as for hard_pass_rate."""
+    (same fields); the interval is eval/stats.py's seeded bootstrap, as for hard_pass_rate."""
     verdicts: dict[str, list[bool]] = {}
     for instance in instances:
         for entry in instance["constraints"]:

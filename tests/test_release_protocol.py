@@ -283,7 +283,10 @@ def test_an_invalid_release_verdict_aborts(it_files, monkeypatch, capsys):
     """The release reads `**1**` as no score: the run aborts (exit 3) instead of scoring it."""
     with JudgeServer(lambda request: text_reply(request.path, "**1**", prompt=request.prompt)) as server:
         status, output = run(it_files, it_files["tmp"] / "out", "--protocol", "release", "--release-dir",
-                             str(it_files["release"]), server=server, monkeypatch=monkeypatch, capsys=capsys)
+                             str(it_files["release"]), "--judge-model", "gpt-4o", server=server,
+                             monkeypatch=monkeypatch, capsys=capsys)
+        conversations = [request.body["messages"] for request in server.judge_requests()]
+    assert conversations and all(len(messages) == 1 for messages in conversations)  # no repair turn
     assert status == 3 and "release's reply form" in output
     assert not (it_files["tmp"] / "out" / "summary.json").exists()
 
@@ -436,7 +439,10 @@ def test_release_folder_found_from_dataset_or_asked_for(it_files, capsys):
     assert status == 2 and "--protocol release" in output
     status, output = run(it_files, it_files["tmp"] / "out", "--protocol", "release", "--release-dir",
                          str(it_files["release"]), "--judge-reasoning-effort", "low", capsys=capsys)
-    assert status == 2 and "the release's own request parameters" in output
+    assert status == 2 and "the release protocol sends the release's own request" in output
+    status, output = run(it_files, it_files["tmp"] / "out", "--protocol", "release", "--release-dir",
+                         str(it_files["release"]), "--judge-structured", capsys=capsys)
+    assert status == 2 and "--judge-structured applies to --protocol harness" in output
 
 
 def test_a_release_counter_that_raises_aborts_without_results(sg_files, capsys):

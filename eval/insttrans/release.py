@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from eval import release_source as rs
+from eval.benchmark import PromptSet
 from eval.predictions import is_missing
 from eval.release_protocol import ReleaseProtocol, validate_bare_quality
 
@@ -245,9 +246,10 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     versions = {"quality": f"release:{rs.text_sha256(templates.quality + templates.quality_web)[:12]}",
                 "soft": f"release:{rs.text_sha256(templates.soft)[:12]}"}
     return ReleaseProtocol(
-        root=Path(root), files=files, examined=EXAMINED, prompt_versions=versions,
-        judge_requests=lambda rows, predictions: judge_requests(templates, rows, predictions),
-        shape=lambda settings: request_shape(templates, settings), counter=counter, counter_file=SYLLABLE,
+        root=Path(root), files=files, examined=EXAMINED,
+        prompt_set=PromptSet(versions, lambda rows, predictions: judge_requests(templates, rows, predictions),
+                             shape=lambda settings: request_shape(templates, settings)),
+        counter=counter, counter_file=SYLLABLE,
         comparable=tuple(comparable), not_comparable=tuple(not_comparable),
         templates={"SOFT_CONSTRAINT_JUDGE_TEMPLATE": rs.text_sha256(templates.soft),
                    "build_quality_prompt": rs.text_sha256(templates.quality),

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from eval import release_source as rs
+from eval.benchmark import PromptSet
 from eval.errors import ConfigError
 from eval.predictions import is_missing
 from eval.release_protocol import ReleaseProtocol, validate_bare_quality
@@ -151,10 +152,11 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
                               f"{COUNTER_FILE} (pass --trust-release-code)")
     return ReleaseProtocol(
         root=Path(root), files=files, examined=EXAMINED,
-        prompt_versions={"sandglass_quality": "release:" + rs.text_sha256(
+        prompt_set=PromptSet({"sandglass_quality": "release:" + rs.text_sha256(
             templates.prompt + "".join(text for _, text in templates.branches.values()))[:12]},
-        judge_requests=lambda rows, predictions: judge_requests(templates, rows, predictions),
-        shape=lambda settings: request_shape(templates, settings), counter=counter, counter_file=COUNTER_FILE,
+            lambda rows, predictions: judge_requests(templates, rows, predictions),
+            shape=lambda settings: request_shape(templates, settings)),
+        counter=counter, counter_file=COUNTER_FILE,
         comparable=tuple(comparable), not_comparable=tuple(not_comparable),
         templates={"JUDGE_PROMPT": rs.text_sha256(templates.prompt),
                    **{name: rs.text_sha256(text) for name, (_, text) in templates.branches.items()}},
