@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:
-    from eval.config import RunConfig
+    from eval.config import JudgeSettings, RunConfig
+    from eval.judge_client import RequestShape
     from eval.pairing import UnitValues
+    from eval.release_protocol import ReleaseProtocol
 
 from eval.config import HARNESS  # the prompt set and counter this harness ships (SPEC §15 adds "release")
 
@@ -44,6 +46,8 @@ class PromptSet:
 
     versions: Mapping[str, str]
     judge_requests: Callable[[list[dict], dict], list]   # (rows, predictions) -> [JudgeRequest]
+    # The request each prompt becomes when it is not SPEC §10's (a release's own, §15); None: §10's.
+    shape: Callable[[JudgeSettings], RequestShape] | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,10 @@ class Benchmark:
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
+    # `--protocol release` (SPEC §15): reads the user's release folder (and, when trusted, imports
+    # its counter) into the `release` prompt set and counter a run registers beside `harness`;
+    # None where the benchmark has no release plug-in yet.
+    open_release: Callable[[Path, bool], ReleaseProtocol] | None = None
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:

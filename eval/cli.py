@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import gc
 import os
 from pathlib import Path
@@ -95,7 +96,23 @@ def evaluate_parser() -> argparse.ArgumentParser:
     rules.add_argument("--rule-set", choices=rule_sets, default=None,
                        help="hard-rule semantics (default: the original scorer's)")
     add_judge_arguments(parser)
+    add_protocol_arguments(parser)
     return parser
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """--protocol, --release-dir, --trust-release-code (SPEC §15, docs/release.md)."""
+    group = parser.add_argument_group(
+        "Protocol", "Whose Judge prompts, requests and syllable counter score the run (docs/release.md).")
+    group.add_argument("--protocol", choices=("harness", "release"), default="harness",
+                       help="harness: this harness's Judge prompts and counter (default); release: the official "
+                            "release's Judge prompts, requests and reply parsing, read from its folder without "
+                            "running it, for numbers comparable with the published ones")
+    group.add_argument("--release-dir", type=Path, default=None, metavar="DIR",
+                       help="the release folder (default: the folder --dataset loaded)")
+    group.add_argument("--trust-release-code", action="store_true",
+                       help="with --protocol release: import the release's syllable module from its folder and "
+                            "count with it (runs the release's code)")
 
 
 def prepare_parser() -> argparse.ArgumentParser:
@@ -159,13 +176,33 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The frozen RunConfig of an evaluate.py command line."""
     benchmark, source = benchmark_and_source(args)
+    check_protocol_flags(args)
     judge = None
     if not args.skip_judge:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
+        if args.protocol == "release":  # the release reads one reply and aborts on a bad one: no repair turn
+            judge = dataclasses.replace(judge, repairs=0)
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={} if args.rule_set is None else {"rule_set": args.rule_set},
-                     judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples)
+                     judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
+                     protocol=args.protocol, release_dir=args.release_dir,
+                     trust_release_code=args.trust_release_code)
+
+
+def check_protocol_flags(args: argparse.Namespace) -> None:
+    """The release flags mean something only together; the release sends its own request."""
+    if args.protocol != "release":
+        for flag, given in (("--release-dir", args.release_dir is not None),
+                            ("--trust-release-code", args.trust_release_code)):
+            if given:
+                raise ConfigError(f"{flag} applies to --protocol release only", "add --protocol release, or drop it")
+        return
+    for flag, given in (("--judge-reasoning-effort", args.judge_reasoning_effort != "none"),
+                        ("--judge-structured", bool(args.judge_structured))):
+        if given:
+            raise ConfigError(f"{flag} applies to --protocol harness: the release protocol sends the release's "
+                              "own request", f"drop {flag}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -70,6 +70,9 @@ class RunConfig:
     judge_cache: Path | None = None    # default: <output_dir>/judge_cache.sqlite
     quiet: bool = False
     log_samples: bool = False          # scores.jsonl rows carry the prediction and the model input
+    protocol: str = HARNESS            # "release": the release's prompt set, requests and counter (SPEC §15)
+    release_dir: Path | None = None    # default: the folder --dataset loaded
+    trust_release_code: bool = False   # import the release's syllable module (SPEC §15)
 
     @property
     def skip_judge(self) -> bool:
