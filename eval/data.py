@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Callable
 
 from eval.errors import DataError
+from eval.input_files import is_regular, read_digest, read_once
+from eval.paths import bundle_root
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 
 # A benchmark's row validator: (where, value) pairs in, (rows, data warnings) out; a schema break
 # raises DataError naming `where`.
@@ -37,7 +39,7 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
     Unicode) is an error of type `kind` naming the file and line (SPEC §1, §6).
     """
     try:
-        raw = path.read_bytes()
+        raw = read_once(path)  # a pipe is read once; the digest of these bytes is the file's identity
     except OSError as error:
         raise kind(f"{path}: cannot read the file ({error.strerror})", "check the path") from None
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -110,8 +112,11 @@ def first_jsonl_object(path: Path) -> object | None:
     For telling the two benchmarks apart by the first row without parsing the whole file twice;
     the loader that follows reads every line and reports any problem (`read_jsonl_objects`)."""
     try:
-        with open(path, "rb") as handle:
-            first = handle.readline()
+        if is_regular(path):
+            with open(path, "rb") as handle:
+                first = handle.readline()
+        else:  # a pipe: read whole, once; the loader that follows gets the same bytes
+            first = read_once(path).split(b"\n", 1)[0]
         if first.startswith(b"\xef\xbb\xbf"):
             return None
         return json.loads(first.decode("utf-8"), object_pairs_hook=_object_without_repeated_keys)
@@ -246,13 +251,41 @@ def read_data_entries(path: Path, keep: bool = False) -> list[tuple[int, object]
     return entries
 
 
+def read_rows_from_files(paths, validate: Validate) -> DataRows:
+    """Rows of several JSONL files (repeated --data), concatenated in order and validated together,
+    so that checks across rows (unique ids) see them all; each row's location names its file."""
+    located = []
+    for path in paths:
+        entries = read_data_entries(Path(path))
+        if not entries:
+            raise DataError(f"{path}: the data file has no rows", "point --data at a non-empty JSONL file")
+        located += [(f"{path}:{number}", value) for number, value in entries]
+    rows, warnings = validate(located)
+    return DataRows(rows, tuple(warnings), None)
+
+
 def load_rows_from_file(path: Path, validate: Validate) -> list[dict]:
     """The rows alone of `read_rows_from_file` (for the generators, which check the bundled set strictly)."""
     return read_rows_from_file(path, validate).rows
 
 
+def files_sha256(paths) -> str:
+    """The identity of data read from several files: SHA-256 of their bytes concatenated in the
+    order given (of one file: its file_sha256)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
 def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, the data identity checked against manifest.json (SPEC §9)."""
+    """SHA-256 of a file's bytes, the data identity checked against manifest.json (SPEC §9): of the
+    bytes this run read, when it read the file (eval/input_files.py)."""
+    known = read_digest(path)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

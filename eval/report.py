@@ -18,8 +18,16 @@ def headline_cell(metric: dict) -> str:
     return f"{metric['value']:.4f} [{low:.4f}, {high:.4f}]"
 
 
+def judge_badge(summary: dict) -> str:
+    """` (Judge: MODEL @ HOST)` beside the run's status, so a formal run names who judged it at a
+    glance (a stand-in on 127.0.0.1 is formal too, but not the same number); empty when skipped."""
+    judge = summary.get("judge")
+    return f" (Judge: {judge['model']} @ {judge['host']})" if judge else ""
+
+
 def run_status(summary: dict) -> str:
-    return "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
+    status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
+    return status + judge_badge(summary) if summary["formal"] else status
 
 
 def missing_notice(summary: dict) -> str | None:
@@ -55,12 +63,18 @@ def judge_lines(judge: dict | None) -> list[str]:
         lines.append(f"  - {kind} prompt: {usage.get('replies', 0)} replies, {usage.get('input_tokens', 0):,} input + "
                      f"{usage.get('output_tokens', 0):,} output = {usage.get('total_tokens', 0):,} tokens "
                      "(cache hits not counted)")
+    for kind, count in (judge.get("repairs") or {}).items():  # SPEC §10: verdicts valid only after a repair turn
+        lines.append(f"  - {kind} prompt: {count} verdict(s) repaired (valid after one repair turn; marked "
+                     "`repaired` in the score's detail)")
     return lines
 
 
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
-    out = [f"warning: {warning}" for warning in (summary.get("system") or {}).get("warnings") or []]
-    out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
+    system = summary.get("system")
+    out = [system_report_lines(system)[0].removeprefix("- ")] if system and system.get("model") else []
+    out += [f"warning: {warning}" for warning in (system or {}).get("warnings") or []]
+    out.append("formal run" + judge_badge(summary) if summary["formal"]
+               else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return out

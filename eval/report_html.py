@@ -13,8 +13,10 @@ here with eval.stats (same seed and resamples as the summary) when the summary l
 from __future__ import annotations
 
 import html
+from urllib.parse import quote
 from typing import TYPE_CHECKING
 
+from eval.report import judge_badge
 from eval.stats import bootstrap_ci
 
 if TYPE_CHECKING:
@@ -31,7 +33,7 @@ h3{font-size:15px;margin:18px 0 6px}
 .status{padding:6px 10px;border-radius:4px;display:inline-block;margin:4px 0}
 .formal{background:#e3f4e6;color:#1d5e2a}.informal{background:#fdf0d8;color:#7a4b00}
 code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:12px}
-.signature{background:#f4f5f8;border:1px solid #e0e3ea;padding:6px 8px;border-radius:4px;word-break:break-all}
+.signature{background:#f4f5f8;border:1px solid #e0e3ea;padding:6px 8px;border-radius:4px;overflow-wrap:normal;word-break:normal}
 .cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
 .card{border:1px solid #dde;border-radius:6px;padding:10px 14px;min-width:170px}
 .card .name{color:#556;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
@@ -170,7 +172,8 @@ def table(header: list[str], rows: list[list], numeric: set[int] = frozenset()) 
 
 def page_head(summary: dict, title: str) -> list[str]:
     formal = summary.get("formal")
-    status = ("formal run" if formal else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
+    status = ("formal run" + judge_badge(summary) if formal
+              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
     data, predictions = summary["data"], summary["predictions"]
     judge = summary.get("judge")
     judge_line = (f"{escape(judge['model'])} ({escape(judge['endpoint_kind'])}) at {escape(judge['host'])}; "
@@ -181,7 +184,7 @@ def page_head(summary: dict, title: str) -> list[str]:
         known_as += f", {len(data['warnings'])} data warnings"
     parts = [f"<h1>{escape(title)}</h1>",
              f'<div class="status {"formal" if formal else "informal"}">{escape(status)}</div>',
-             f'<p>Signature: <code class="signature">{escape(summary["signature"])}</code></p>',
+             f'<p>Signature: <code class="signature">{"|<wbr>".join(escape(part) for part in summary["signature"].split("|"))}</code></p>',
              '<ul class="meta">',
              f"<li>Data: {escape(data['source'])} ({escape(data['n_instances'])} instances, sha256 "
              f"<code>{escape(data['sha256'][:12])}</code>, known as: {escape(known_as)})</li>",
@@ -191,6 +194,16 @@ def page_head(summary: dict, title: str) -> list[str]:
     if system.get("model"):
         parts.append(f"<li>System: {escape(system['model'])}</li>")
     parts.append("</ul>")
+    protocol = summary.get("protocol")  # only under --protocol release (SPEC §15)
+    if protocol:
+        parts += ["<h2>Protocol: release</h2>", '<ul class="meta">',
+                  f"<li>protocol: release; syllable counter: {escape(protocol['syllable_counter'])}</li>"]
+        parts += [f"<li><code>{escape(path)}</code> sha256 <code>{escape(entry['sha256'])}</code>"
+                  + ("" if entry["matches_examined_copy"] else " (differs from the copy the facts were checked on)")
+                  + "</li>" for path, entry in protocol["files"].items()]
+        parts += [f"<li>Comparable with: {escape(item)}</li>" for item in protocol["comparable_with"]]
+        parts += [f"<li>Not comparable with: {escape(item)}</li>" for item in protocol["not_comparable_with"]]
+        parts.append("</ul>")
     return parts
 
 
@@ -205,17 +218,24 @@ def cards(summary: dict, names: tuple[str, ...]) -> str:
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
+def _case_link(case_id: str) -> str:
+    """A case_id that opens its instance in explorer.html, the run's page of every instance."""
+    return (f'<a href="explorer.html#case={escape(quote(str(case_id), safe=""))}">'
+            f"<code>{escape(case_id)}</code></a>")
+
+
 def _failures_html(data: dict) -> list[str]:
     out = ['<h2 id="failures">Failures</h2>',
            f'<p class="muted">The first {escape(data["cap"])} per list, in data order (soft and quality: lowest '
-           "first); scores.jsonl holds every instance and the full detail.</p>"]
+           "first); scores.jsonl holds every instance and the full detail, and explorer.html beside this page shows "
+           "each of them (a case_id below opens it there).</p>"]
     if data["missing"]["count"]:
-        ids = ", ".join(f"<code>{escape(cid)}</code>" for cid in data["missing"]["case_ids"])
+        ids = ", ".join(_case_link(cid) for cid in data["missing"]["case_ids"])
         out.append(f"<p>Missing predictions ({escape(data['missing']['count'])}): {ids}</p>")
     for cid, slot in data.get("hard", {}).items():
         out.append(f"<h3>{escape(cid)} (hard): {escape(slot['failed'])} of {escape(slot['n'])} failed</h3>")
         if slot["cases"]:
-            out.append(table(["case_id", "reason"], [[f"<code>{escape(case['case_id'])}</code>", escape(case["reason"])]
+            out.append(table(["case_id", "reason"], [[_case_link(case['case_id']), escape(case["reason"])]
                                                       for case in slot["cases"]]))
     if "syllables" in data:
         block = data["syllables"]
@@ -223,7 +243,7 @@ def _failures_html(data: dict) -> list[str]:
                    "(largest deviations first)</h3>")
         if block["cases"]:
             out.append(table(["case_id", "target", "output", "deviation", "reason"],
-                              [[f"<code>{escape(case['case_id'])}</code>", escape(case["target"]), escape(case["output"]),
+                              [[_case_link(case['case_id']), escape(case["target"]), escape(case["output"]),
                                 escape(f"{100 * case['dev']:+.0f}%"), escape(case["reason"])] for case in block["cases"]],
                               numeric={1, 2, 3}))
     for cid, slot in list(data.get("soft", {}).items()) + [("quality", data.get("quality"))]:
@@ -235,12 +255,12 @@ def _failures_html(data: dict) -> list[str]:
             continue
         out.append(f"<h3>{escape(cid)} ({kind}): {escape(slot['below_full'])} of {escape(slot['n'])} below 1</h3>")
         if slot["cases"]:
-            out.append(table(["case_id", "score", "note"], [[f"<code>{escape(case['case_id'])}</code>",
+            out.append(table(["case_id", "score", "note"], [[_case_link(case['case_id']),
                                                               escape(f"{case['score']:g}"), escape(case["reason"])]
                                                              for case in slot["cases"]], numeric={1}))
     out.append("<h3>Prediction diagnostics (no effect on scores)</h3><ul>")
     for name, entry in data["diagnostics"].items():
-        ids = "" if not entry["case_ids"] else ": " + ", ".join(f"<code>{escape(cid)}</code>" for cid in entry["case_ids"])
+        ids = "" if not entry["case_ids"] else ": " + ", ".join(_case_link(cid) for cid in entry["case_ids"])
         more = (f" (+{entry['count'] - len(entry['case_ids'])} more)"
                 if entry["case_ids"] is not None and entry["count"] > len(entry["case_ids"]) else "")
         out.append(f"<li>{escape(name.replace('_', ' '))}: {escape(entry['count'])}{ids}{escape(more)}</li>")
