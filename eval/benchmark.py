@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:
     from eval.config import JudgeSettings, RunConfig
-    from eval.judge_client import RequestShape
     from eval.pairing import UnitValues
-    from eval.release_protocol import ReleaseProtocol
+# Named in annotations only, never imported here, so that the record stays on the ground floor
+# (both modules import this one): RequestShape is eval.judge_client's, ReleaseProtocol
+# eval.release_protocol's.
 
 from eval.config import HARNESS  # the prompt set and counter this harness ships (SPEC §15 adds "release")
 

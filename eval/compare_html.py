@@ -12,13 +12,12 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from eval.errors import HarnessError
 from eval.explorer import generic_view, page, pane, run_meta, texts_of
 
-if TYPE_CHECKING:  # eval.compare imports this module for --html; its Run is a type here only
-    from eval.compare import Run
+# `Run` in annotations is eval.compare's; it is not imported, not even for type checkers, because
+# eval.compare imports this module for --html (an import back would draw a circle).
 
 SIGNIFICANCE = 0.05  # as eval.compare's table marks it (a test keeps them equal)
 
