@@ -62,19 +62,19 @@ def remove_previous_results(output_dir: Path) -> None:
 
 @contextlib.contextmanager
 def _stop_signals_held():
-    """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only); one that arrives
-    meanwhile is taken off the queue at the end: the results are whole by then, the run is done."""
+    """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only: Python runs every
+    handler there, whichever thread the kernel picked). One that arrives meanwhile is only noted:
+    the results are whole when the block ends, so the run is done and the signal changes nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    held: list[int] = []
+    previous = {signum: signal.signal(signum, lambda signum, frame: held.append(signum)) for signum in STOP_SIGNALS}
     try:
         yield
-        late = signal.sigpending() & set(STOP_SIGNALS)
-        for signum in late:
-            signal.sigtimedwait([signum], 0)
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def write_results(output_dir: Path, texts: dict[str, str]) -> None:
