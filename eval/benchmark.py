@@ -111,6 +111,9 @@ class Benchmark:
     release_case_id: re.Pattern | None = None   # the release's case_id form, if it publishes one
     compare_sections: tuple[str, ...] = ()      # compare's result sections beside "metrics" and "by_constraint"
     prediction_field: str | None = None         # a scores.jsonl field holding the prediction text, if any
+    # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
+    # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
+    explorer_view: Callable[[dict | None, dict], dict] | None = None
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:

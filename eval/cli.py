@@ -84,6 +84,8 @@ def evaluate_parser() -> argparse.ArgumentParser:
     io.add_argument("--case-ids", type=Path, default=None, metavar="FILE",
                     help="score exactly the case_ids listed in FILE, one per line (never formal)")
     io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
+    io.add_argument("--log-samples", action="store_true",
+                    help="scores.jsonl rows also carry the prediction and the model input (off by default)")
     add_data_arguments(parser)
     rules = parser.add_argument_group("Rules")
     rule_sets = sorted({name for bench in BENCHMARKS.values() for name in bench.options.get("rule_set", ())})
@@ -155,4 +157,4 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={} if args.rule_set is None else {"rule_set": args.rule_set},
-                     judge_cache=args.judge_cache, quiet=args.quiet)
+                     judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples)

@@ -430,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="compare runs whose signatures differ or that do not pair up; differences are "
                              "printed and recorded")
     checks.add_argument("--json", type=Path, metavar="PATH", help="write the full result as JSON")
+    checks.add_argument("--html", type=Path, metavar="PATH",
+                        help="write a page with the deltas as a chart and the changed instances side by side")
     return parser
 
 
@@ -445,6 +447,12 @@ def main(argv: list[str] | None = None) -> int:
 
             write_atomic(args.json, json.dumps(result, ensure_ascii=False, indent=2) + "\n")
             print(f"wrote {args.json}")
+        if args.html:
+            from eval.compare_html import write_compare_html
+
+            runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
+            write_compare_html(args.html, result, runs)
+            print(f"wrote {args.html}")
         return 0
 
     return run_cli(run, argv)

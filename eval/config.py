@@ -63,6 +63,7 @@ class RunConfig:
     judge: JudgeSettings | None = None  # None: --skip-judge
     judge_cache: Path | None = None    # default: <output_dir>/judge_cache.sqlite
     quiet: bool = False
+    log_samples: bool = False          # scores.jsonl rows carry the prediction and the model input
 
     @property
     def skip_judge(self) -> bool:

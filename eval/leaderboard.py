@@ -144,26 +144,51 @@ def _number(value, digits: int = 4) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def _escape_cell(text: str) -> str:
+    return str(text).replace("|", "\\|")  # GFM: a pipe in a cell is escaped
+
+
+def signature_footnotes(rows: list[dict]) -> tuple[list[int], list[str]]:
+    """(footnote number per row, footnote lines): runs with the same signature share a note; a note
+    says in which signature keys it differs from the first run's."""
+    numbers: dict[str, int] = {}
+    per_row, notes = [], []
+    for row in rows:
+        if row["signature"] not in numbers:
+            numbers[row["signature"]] = len(numbers) + 1
+            flag = f" (differs from the first run in: {row['differs_from_first']})" if row["differs_from_first"] else ""
+            notes.append(f"[{numbers[row['signature']]}] `{row['signature']}`{flag}")
+        per_row.append(numbers[row["signature"]])
+    return per_row, notes
+
+
 def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) -> str:
-    """A Markdown table: metrics with their interval, rates, and a flag for runs whose
-    signature differs from the first run's."""
+    """Markdown that stays readable in a terminal and a diff: the headline table (metrics with their
+    interval), the per-constraint rates transposed (one line per rate, one column per run), and each
+    distinct signature once, as a numbered footnote."""
     metrics = [column for column in columns if f"{column}_low" in columns]
     rates = [column for column in columns if column not in metrics and not column.endswith(("_low", "_high"))
              and column not in ("run", "n", "formal", "signature", "differs_from_first", "path")]
-    header = ["run", "n", "formal", *metrics, *rates, "signature"]
-    lines = [f"Sorted by {headline}. † signature differs from the first run's (not comparable).", "",
-             "| " + " | ".join(header) + " |", "|---|---:|---|" + "---:|" * (len(metrics) + len(rates)) + "---|"]
-    for row in rows:
-        cells = [row["run"].replace("|", "\\|") + (" †" if row["differs_from_first"] else ""), str(row["n"]),
+    notes_of, notes = signature_footnotes(rows)
+    lines = [f"Sorted by {headline}; [95% interval]. † signature differs from the first run's (not comparable); "
+             "[N]: the run's signature, below.", "",
+             "| # | run | n | formal | " + " | ".join(metrics) + " | signature |",
+             "|---:|---|---:|---|" + "---:|" * len(metrics) + "---|"]
+    for index, (row, note) in enumerate(zip(rows, notes_of), 1):
+        cells = [str(index), _escape_cell(row["run"]) + (" †" if row["differs_from_first"] else ""), str(row["n"]),
                  "yes" if row["formal"] else "no"]
         for metric in metrics:
             value, low, high = row[metric], row[f"{metric}_low"], row[f"{metric}_high"]
             cells.append("n/a" if value is None else
                          f"{value:.4f} [{_number(low)}, {_number(high)}]" if low is not None else f"{value:.4f}")
-        cells += [_number(row[rate]) for rate in rates]
-        flag = f" (differs: {row['differs_from_first']})" if row["differs_from_first"] else ""
-        cells.append(f"`{row['signature']}`".replace("|", "\\|") + flag)  # GFM: a pipe in a cell is escaped
+        cells.append(f"[{note}]")
         lines.append("| " + " | ".join(cells) + " |")
+    if rates:
+        lines += ["", "| rate | " + " | ".join(f"#{index}" for index in range(1, len(rows) + 1)) + " |",
+                  "|---|" + "---:|" * len(rows)]
+        lines += ["| " + " | ".join([rate, *(_number(row[rate]) for row in rows)]) + " |" for rate in rates]
+    lines += ["", "Signatures:", ""] + [f"{note}  " if position < len(notes) - 1 else note
+                                        for position, note in enumerate(notes)]
     return "\n".join(lines) + "\n"
 
 

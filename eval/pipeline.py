@@ -14,6 +14,7 @@ from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.errors import ConfigError
+from eval.explorer import render_explorer_html
 from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
 from eval.loading import LoadedData, load_data
@@ -129,6 +130,14 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     return summary
 
 
+def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[dict]) -> None:
+    """--log-samples (lm-eval's name): each score row also carries the prediction exactly as given
+    (null when missing) and the messages the model saw, for readers with their own tools."""
+    for row, score in zip(rows, scores):
+        score["prediction"] = predictions.get(row["case_id"])
+        score["model_input"] = bench.model_input(row)["messages"]
+
+
 def run_evaluation(config: RunConfig) -> int:
     """Score one predictions file; returns the exit status (errors raise HarnessError)."""
     bench = get_benchmark(config.benchmark)
@@ -154,6 +163,8 @@ def run_evaluation(config: RunConfig) -> int:
                 prompts.judge_requests(rows, predictions), config.judge, config.cache_path, dict(prompts.versions),
                 progress=not config.quiet)
         scores = bench.score_rows(rows, predictions, verdicts, config)
+        if config.log_samples:
+            log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons)
         failure_lists = failures(scores, summary, bench=bench)
@@ -161,11 +172,12 @@ def run_evaluation(config: RunConfig) -> int:
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
             "report.md": bench.report_markdown(summary) + "\n".join(failures_markdown(failure_lists)) + "\n",
             "report.html": render_report_html(summary, scores, bench, failure_lists),
+            "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             "summary.json": json_text(summary),
         })
     if not config.quiet:
         print(bench.console_table(summary))
-        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html")
     return 0
 
 

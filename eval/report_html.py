@@ -13,6 +13,7 @@ here with eval.stats (same seed and resamples as the summary) when the summary l
 from __future__ import annotations
 
 import html
+from urllib.parse import quote
 from typing import TYPE_CHECKING
 
 from eval.stats import bootstrap_ci
@@ -205,17 +206,24 @@ def cards(summary: dict, names: tuple[str, ...]) -> str:
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
+def _case_link(case_id: str) -> str:
+    """A case_id that opens its instance in explorer.html, the run's page of every instance."""
+    return (f'<a href="explorer.html#case={escape(quote(str(case_id), safe=""))}">'
+            f"<code>{escape(case_id)}</code></a>")
+
+
 def _failures_html(data: dict) -> list[str]:
     out = ['<h2 id="failures">Failures</h2>',
            f'<p class="muted">The first {escape(data["cap"])} per list, in data order (soft and quality: lowest '
-           "first); scores.jsonl holds every instance and the full detail.</p>"]
+           "first); scores.jsonl holds every instance and the full detail, and explorer.html beside this page shows "
+           "each of them (a case_id below opens it there).</p>"]
     if data["missing"]["count"]:
-        ids = ", ".join(f"<code>{escape(cid)}</code>" for cid in data["missing"]["case_ids"])
+        ids = ", ".join(_case_link(cid) for cid in data["missing"]["case_ids"])
         out.append(f"<p>Missing predictions ({escape(data['missing']['count'])}): {ids}</p>")
     for cid, slot in data.get("hard", {}).items():
         out.append(f"<h3>{escape(cid)} (hard): {escape(slot['failed'])} of {escape(slot['n'])} failed</h3>")
         if slot["cases"]:
-            out.append(table(["case_id", "reason"], [[f"<code>{escape(case['case_id'])}</code>", escape(case["reason"])]
+            out.append(table(["case_id", "reason"], [[_case_link(case['case_id']), escape(case["reason"])]
                                                       for case in slot["cases"]]))
     if "syllables" in data:
         block = data["syllables"]
@@ -223,7 +231,7 @@ def _failures_html(data: dict) -> list[str]:
                    "(largest deviations first)</h3>")
         if block["cases"]:
             out.append(table(["case_id", "target", "output", "deviation", "reason"],
-                              [[f"<code>{escape(case['case_id'])}</code>", escape(case["target"]), escape(case["output"]),
+                              [[_case_link(case['case_id']), escape(case["target"]), escape(case["output"]),
                                 escape(f"{100 * case['dev']:+.0f}%"), escape(case["reason"])] for case in block["cases"]],
                               numeric={1, 2, 3}))
     for cid, slot in list(data.get("soft", {}).items()) + [("quality", data.get("quality"))]:
@@ -235,12 +243,12 @@ def _failures_html(data: dict) -> list[str]:
             continue
         out.append(f"<h3>{escape(cid)} ({kind}): {escape(slot['below_full'])} of {escape(slot['n'])} below 1</h3>")
         if slot["cases"]:
-            out.append(table(["case_id", "score", "note"], [[f"<code>{escape(case['case_id'])}</code>",
+            out.append(table(["case_id", "score", "note"], [[_case_link(case['case_id']),
                                                               escape(f"{case['score']:g}"), escape(case["reason"])]
                                                              for case in slot["cases"]], numeric={1}))
     out.append("<h3>Prediction diagnostics (no effect on scores)</h3><ul>")
     for name, entry in data["diagnostics"].items():
-        ids = "" if not entry["case_ids"] else ": " + ", ".join(f"<code>{escape(cid)}</code>" for cid in entry["case_ids"])
+        ids = "" if not entry["case_ids"] else ": " + ", ".join(_case_link(cid) for cid in entry["case_ids"])
         more = (f" (+{entry['count'] - len(entry['case_ids'])} more)"
                 if entry["case_ids"] is not None and entry["count"] > len(entry["case_ids"]) else "")
         out.append(f"<li>{escape(name.replace('_', ' '))}: {escape(entry['count'])}{ids}{escape(more)}</li>")

@@ -17,6 +17,7 @@ from eval.constraints import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT
 from eval.errors import ConfigError
 from eval.failures import constraint_failure_lists
 from eval.insttrans import compare, manifest, report_html
+from eval.insttrans.explorer import explorer_view
 from eval.insttrans.metrics import metrics as metric_block
 from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.report import console_table, report_markdown
@@ -163,4 +164,5 @@ INSTTRANS = Benchmark(
     options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET))},
     companion_metrics=strict_metrics,
     clean_hub_row=drop_unset_optionals,
+    explorer_view=explorer_view,
 )

@@ -15,6 +15,7 @@ from eval.config import RunConfig
 from eval.errors import ConfigError
 from eval.predictions import is_missing
 from eval.sandglass import compare, failures, manifest, report_html
+from eval.sandglass.explorer import explorer_view
 from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables, quality_gap,
                                     score_item, syllable_reward)
 from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
@@ -127,6 +128,7 @@ SANDGLASS = Benchmark(
     sort_metrics=("score", "syllable_reward"),
     leaderboard_columns=lambda summaries: list(EXTRA_COLUMNS),
     leaderboard_value=lambda summary, column: (summary.get("overall") or {}).get(column),
+    explorer_view=explorer_view,
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
