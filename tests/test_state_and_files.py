@@ -239,3 +239,9 @@ def test_an_old_summary_that_cannot_be_removed_leaves_the_old_result_whole(tmp_p
     with pytest.raises(OSError):
         remove_previous_results(tmp_path)
     assert all((tmp_path / name).exists() for name in RESULT_FILES)
+
+
+def test_writing_creates_missing_directories_and_reuses_existing_ones(tmp_path):
+    write_atomic(tmp_path / "a" / "b" / "c.txt", "one")
+    write_atomic(tmp_path / "a" / "b" / "d.txt", "two")
+    assert (tmp_path / "a" / "b" / "c.txt").read_text() == "one" and (tmp_path / "a" / "b" / "d.txt").read_text() == "two"
