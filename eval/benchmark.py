@@ -114,6 +114,8 @@ class Benchmark:
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
+    # The language a prediction should be written in, for the `source_script` diagnostic (None: unknown).
+    diagnostics_target: Callable[[dict], str | None] = lambda row: None
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:
