@@ -198,13 +198,14 @@ def test_a_failed_rename_raises_and_leaves_no_temporary(tmp_path):
     assert [path.name for path in tmp_path.iterdir()] == ["target"]
 
 
-def test_writing_leaves_the_process_umask_as_it_was(tmp_path):
-    before = os.umask(0o027)
+@pytest.mark.parametrize("umask, mode", [(0o027, 0o640), (0o022, 0o644), (0o002, 0o664)])
+def test_writing_leaves_the_process_umask_as_it_was_and_the_file_readable_as_it_allows(tmp_path, umask, mode):
+    before = os.umask(umask)
     try:
         write_atomic(tmp_path / "a.txt", "x")
-        now = os.umask(0o027)
-        assert now == 0o027
-        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+        now = os.umask(umask)
+        assert now == umask
+        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == mode
     finally:
         os.umask(before)
 
