@@ -20,6 +20,9 @@ from pathlib import Path
 RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "summary.json")
 # Signals that stop a run (SPEC §11); held back while the result files are renamed into place.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Set by the scripts' edge (eval/exits.py): once the results are in place the run is done, so the
+# stop signals are ignored from then on (a late one would otherwise say "no result was written").
+SETTLE_AFTER_RESULTS = False
 
 
 def _temporary_copy(path: Path, text: str) -> Path:
@@ -70,11 +73,13 @@ def _stop_signals_held():
         return
     held: list[int] = []
     previous = {signum: signal.signal(signum, lambda signum, frame: held.append(signum)) for signum in STOP_SIGNALS}
+    placed = False
     try:
         yield
+        placed = True
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            signal.signal(signum, signal.SIG_IGN if placed and SETTLE_AFTER_RESULTS else handler)
 
 
 def write_results(output_dir: Path, texts: dict[str, str]) -> None:

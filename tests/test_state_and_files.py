@@ -246,3 +246,18 @@ def test_writing_creates_missing_directories_and_reuses_existing_ones(tmp_path):
     write_atomic(tmp_path / "a" / "b" / "c.txt", "one")
     write_atomic(tmp_path / "a" / "b" / "d.txt", "two")
     assert (tmp_path / "a" / "b" / "c.txt").read_text() == "one" and (tmp_path / "a" / "b" / "d.txt").read_text() == "two"
+
+
+def test_under_the_scripts_edge_a_signal_after_the_results_are_in_place_is_ignored(tmp_path, monkeypatch):
+    previous = {signum: signal.getsignal(signum) for signum in outputs.STOP_SIGNALS}
+    monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", True)
+    try:
+        write_results(tmp_path, {name: "x\n" for name in RESULT_FILES})
+        assert all(signal.getsignal(signum) is signal.SIG_IGN for signum in outputs.STOP_SIGNALS)
+        os.kill(os.getpid(), signal.SIGTERM)  # nothing happens: the run is done
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", False)
+    write_results(tmp_path / "again", {name: "x\n" for name in RESULT_FILES})
+    assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
