@@ -250,6 +250,8 @@ def test_writing_creates_missing_directories_and_reuses_existing_ones(tmp_path):
 
 def test_under_the_scripts_edge_a_signal_after_the_results_are_in_place_is_ignored(tmp_path, monkeypatch):
     previous = {signum: signal.getsignal(signum) for signum in outputs.STOP_SIGNALS}
+    write_results(tmp_path / "library", {name: "x\n" for name in RESULT_FILES})  # a library caller: handlers kept
+    assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
     monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", True)
     try:
         write_results(tmp_path, {name: "x\n" for name in RESULT_FILES})
