@@ -85,7 +85,7 @@ def explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict
         if diagnostic_case_ids is not None or is_missing(prediction):
             diagnostics = named.get(score["case_id"], [])
         else:
-            found = wrapper_diagnostics(prediction, bench.diagnostics_source(row))
+            found = wrapper_diagnostics(prediction, bench.diagnostics_source(row), bench.diagnostics_target(row))
             diagnostics = [name for name, present in found.items() if present]
         items.append(instance_item(view_of(row, score), score, prediction, diagnostics))
     return items

@@ -150,7 +150,12 @@ def marked_score(candidate: str, letter: str) -> float:
 
 
 def verdict_text(prompt: str) -> str:
-    """A valid verdict for `prompt`, scores chosen by the candidate's markers."""
+    """A valid verdict for `prompt`, scores chosen by the candidate's markers (IFMTBench's two
+    prompt kinds: full marks)."""
+    if '{"glossary": G}' in prompt:
+        return json.dumps({"glossary": 1})
+    if '{"scores": {"style": S, "background": S}}' in prompt:
+        return json.dumps({"scores": {"style": 5, "background": 5}})
     candidate = candidate_of(prompt)
     ids = soft_ids_of(prompt)
     if ids:
