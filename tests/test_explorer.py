@@ -247,6 +247,13 @@ def choose(driver, facet: str, value: str) -> None:
         .locator("input").check()
 
 
+def facet_count(driver, facet: str, value: str) -> int:
+    group = driver.locator("details.facet").filter(
+        has=driver.locator("summary", has_text=re.compile(f"^{re.escape(facet)}$")))
+    label = group.locator("label").filter(has=driver.locator("span.fv", has_text=re.compile(f"^{re.escape(value)}$")))
+    return int(label.locator("span.fc").text_content())
+
+
 def open_first_row(driver) -> str:
     driver.locator("#spacer .row").first.click()
     if driver.locator("#show-ws").is_checked():
@@ -263,7 +270,13 @@ def test_browser_insttrans_facet_search_count_and_an_instance(runs):
         errors = open_page(driver, runs["it"] / "explorer.html")
         assert visible_count(driver) == len(scores)
         choose(driver, "outcome", "hard fail")
-        assert visible_count(driver) == sum(s["status"] == "ok" and not s["hard_pass"] for s in scores)
+        failing = [s for s in scores if s["status"] == "ok" and not s["hard_pass"]]
+        assert visible_count(driver) == len(failing)
+        for constraint in ("format_preserve", "layout_break"):  # the other facets' counts follow the filter
+            assert facet_count(driver, "constraint", constraint) == sum(constraint in s["constraint_ids"]
+                                                                        for s in failing)
+        assert facet_count(driver, "outcome", "hard pass") == sum(s["status"] == "ok" and s["hard_pass"]
+                                                                  for s in scores)  # what choosing it would add
         driver.fill("#search", "itb-social")
         assert visible_count(driver) == len(expected) > 0
         case_id = open_first_row(driver)
