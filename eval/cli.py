@@ -4,6 +4,7 @@ from them once; errors become messages and exit statuses in eval/exits.py, re-ex
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from pathlib import Path
 
@@ -63,6 +64,14 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                             "(default: %(default)s)")
     group.add_argument("--judge-backoff", type=float, default=defaults.DEFAULT_BACKOFF_S, metavar="SECONDS",
                        help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
+    group.add_argument("--judge-repairs", type=int, default=defaults.DEFAULT_REPAIRS, metavar="N", choices=(0, 1),
+                       help="repair turns after an invalid verdict: 1 asks the Judge once more, 0 aborts at once "
+                            "as the original release did (default: %(default)s)")
+    group.add_argument("--judge-structured", nargs="?", const="json_schema", default=False,
+                       choices=("json_schema", "json_object"), metavar="FORM",
+                       help="ask for the verdict's JSON schema (response_format / text.format), for engines "
+                            "that enforce it (OpenAI, vLLM, SGLang, llama.cpp, Ollama); FORM json_object is "
+                            "llama-cpp-python's spelling on chat (default form: json_schema)")
     group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
                        help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
 
@@ -135,7 +144,8 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
                          concurrency=args.judge_concurrency,
                          reasoning_effort=args.judge_reasoning_effort,
                          max_retries=args.judge_max_retries, timeout=args.judge_timeout,
-                         backoff=args.judge_backoff, deadline=args.judge_deadline)
+                         backoff=args.judge_backoff, deadline=args.judge_deadline,
+                         repairs=args.judge_repairs, structured=args.judge_structured)
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:

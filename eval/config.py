@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.openai_api import REASONING_EFFORTS, Endpoint  # noqa: F401  (REASONING_EFFORTS: the flags' choices)
+
 HARNESS = "harness"  # the prompt set and syllable counter this harness ships (eval/benchmark.py)
 
 # The Judge's defaults (SPEC §10), here so that the command-line edge needs no Judge client.
@@ -18,16 +20,13 @@ DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see eval/judge_client.py
 DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
 DEFAULT_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 8.0
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+DEFAULT_REPAIRS = 1  # repair turns after an invalid verdict (SPEC §10)
 
 
 @dataclass(frozen=True)
-class JudgeSettings:
-    """Everything that decides how the Judge is asked; the key is kept out of repr."""
+class JudgeSettings(Endpoint):
+    """Everything that decides how the Judge is asked (the endpoint's key is kept out of repr)."""
 
-    model: str
-    api_base: str
-    api_key: str = field(repr=False)
     concurrency: int = DEFAULT_CONCURRENCY
     reasoning_effort: str = "none"
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -35,6 +34,8 @@ class JudgeSettings:
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
     deadline: float = DEFAULT_DEADLINE_S
+    repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
+    structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
 
 
 @dataclass(frozen=True)

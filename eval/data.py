@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from eval.errors import DataError
+from eval.input_files import is_regular, read_digest, read_once
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +38,7 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
     Unicode) is an error of type `kind` naming the file and line (SPEC §1, §6).
     """
     try:
-        raw = path.read_bytes()
+        raw = read_once(path)  # a pipe is read once; the digest of these bytes is the file's identity
     except OSError as error:
         raise kind(f"{path}: cannot read the file ({error.strerror})", "check the path") from None
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -110,8 +111,11 @@ def first_jsonl_object(path: Path) -> object | None:
     For telling the two benchmarks apart by the first row without parsing the whole file twice;
     the loader that follows reads every line and reports any problem (`read_jsonl_objects`)."""
     try:
-        with open(path, "rb") as handle:
-            first = handle.readline()
+        if is_regular(path):
+            with open(path, "rb") as handle:
+                first = handle.readline()
+        else:  # a pipe: read whole, once; the loader that follows gets the same bytes
+            first = read_once(path).split(b"\n", 1)[0]
         if first.startswith(b"\xef\xbb\xbf"):
             return None
         return json.loads(first.decode("utf-8"), object_pairs_hook=_object_without_repeated_keys)
@@ -252,7 +256,11 @@ def load_rows_from_file(path: Path, validate: Validate) -> list[dict]:
 
 
 def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, the data identity checked against manifest.json (SPEC §9)."""
+    """SHA-256 of a file's bytes, the data identity checked against manifest.json (SPEC §9): of the
+    bytes this run read, when it read the file (eval/input_files.py)."""
+    known = read_digest(path)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

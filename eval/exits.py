@@ -4,6 +4,7 @@ flags (eval/cli.py) so that a tool reading finished runs needs no evaluate.py se
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sqlite3
 import sys
@@ -56,4 +57,9 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         return 128 + stop.signum
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            # a script's own process is about to exit: a late signal changes nothing any more, so it
+            # neither kills the process nor prints a traceback (an in-process caller gets its handlers back)
+            signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
+        if argv is None:
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -24,7 +24,7 @@ from eval.redaction import redact
 def lock_path_for(path: Path, is_dir: bool | None = None) -> Path:
     """The lock file of `path`: `<dir>/.lock` for a directory, `<file>.lock` beside a file.
     `is_dir=None` goes by what exists on disk."""
-    path = Path(path)
+    path = Path(path).resolve()  # a symlinked cache or directory is locked where it really is
     if is_dir is None:
         is_dir = path.is_dir()
     return path / ".lock" if is_dir else path.with_name(path.name + ".lock")

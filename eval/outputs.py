@@ -7,14 +7,19 @@ result already renamed, so an output directory holds either a whole result or no
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 # The files a run writes, in the order they are renamed into place: summary.json last, so its
 # presence means the run finished. Only these are ever removed from an output directory.
 RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "summary.json")
+# Signals that stop a run (SPEC §11); held back while the result files are renamed into place.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _temporary_copy(path: Path, text: str) -> Path:
@@ -49,9 +54,27 @@ def result_paths(output_dir: Path) -> list[Path]:
 
 def remove_previous_results(output_dir: Path) -> None:
     """Delete the result files of an earlier run (only those: the Judge cache and anything else
-    in the directory stay), so that nothing of it can pass for this run's result."""
-    for path in result_paths(output_dir):
+    in the directory stay), so that nothing of it can pass for this run's result. summary.json
+    goes first: if it cannot be removed, the earlier result is left whole."""
+    for path in reversed(result_paths(output_dir)):
         path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _stop_signals_held():
+    """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only); one that arrives
+    meanwhile is taken off the queue at the end: the results are whole by then, the run is done."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+        late = signal.sigpending() & set(STOP_SIGNALS)
+        for signum in late:
+            signal.sigtimedwait([signum], 0)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def write_results(output_dir: Path, texts: dict[str, str]) -> None:
@@ -65,10 +88,11 @@ def write_results(output_dir: Path, texts: dict[str, str]) -> None:
     try:
         for name in names:
             temporaries[name] = _temporary_copy(output_dir / name, texts[name])
-        for name in names:
-            os.replace(temporaries[name], output_dir / name)
-            del temporaries[name]
-            placed.append(output_dir / name)
+        with _stop_signals_held():  # a signal between two renames must not leave half a result
+            for name in names:
+                os.replace(temporaries[name], output_dir / name)
+                del temporaries[name]
+                placed.append(output_dir / name)
     except BaseException:
         for path in [*temporaries.values(), *placed]:
             path.unlink(missing_ok=True)

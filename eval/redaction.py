@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 
 REDACTED = "[redacted]"
-SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
+SECRET_PIECE = 8  # no piece of a secret this long may survive redaction (a provider echoing 8-11 characters)
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20|\+)[^\s\"'<>,;\\]+")
 
 
 def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:
-    """`text` without the secrets, any piece of them of 12 characters or more, and any `Bearer`
+    """`text` without the secrets, any piece of them of 8 characters or more, and any `Bearer`
     value; only then cut to `limit` characters, so a cut can never leave a key's prefix behind."""
     pieces: set[str] = set()
     for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):

@@ -55,6 +55,9 @@ def judge_lines(judge: dict | None) -> list[str]:
         lines.append(f"  - {kind} prompt: {usage.get('replies', 0)} replies, {usage.get('input_tokens', 0):,} input + "
                      f"{usage.get('output_tokens', 0):,} output = {usage.get('total_tokens', 0):,} tokens "
                      "(cache hits not counted)")
+    for kind, count in (judge.get("repairs") or {}).items():  # SPEC §10: verdicts valid only after a repair turn
+        lines.append(f"  - {kind} prompt: {count} verdict(s) repaired (valid after one repair turn; marked "
+                     "`repaired` in the score's detail)")
     return lines
 
 
