@@ -352,11 +352,11 @@ def test_browser_hostile_prediction_runs_nothing(tmp_path):
 def test_judge_replies_show_every_text_a_detail_carries_repairs_included():
     from eval.insttrans.explorer import judge_replies
 
-    detail = {"cache_key": "ab" * 32, "reply": '{"quality": 1}', "repaired": True,
-              "invalid_reply": "quality: one", "repair_prompt": "Answer with one JSON object."}
-    assert judge_replies("quality", detail) == [("quality reply", '{"quality": 1}'), ("quality repaired", "True"),
-                                                ("quality invalid reply", "quality: one"),
-                                                ("quality repair prompt", "Answer with one JSON object.")]
+    detail = {"cache_key": "ab" * 32, "reply": '{"quality": 1}', "repaired": True, "invalid_reply": "quality: one"}
+    assert judge_replies("quality", detail) == [
+        ("quality: first reply (invalid, answered with a repair turn)", "quality: one"),
+        ("quality: reply after the repair turn", '{"quality": 1}')]
+    assert judge_replies("quality", {"cache_key": "k", "reply": "{}"}) == [("quality reply", "{}")]
     assert judge_replies("quality", None) == [] and judge_replies("quality", {"reason": ""}) == []
 
 
@@ -406,3 +406,21 @@ def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name):
         link.click()
         driver.wait_for_selector("body[data-ready='1']")
         assert driver.inner_text("#detail h2") == case_id
+
+
+def test_a_repaired_verdict_shows_both_replies_on_the_page(tmp_path, monkeypatch):
+    from judge_server import invalid_handler
+
+    data = write_jsonl(tmp_path / "data.jsonl", [make_row("r-1")])
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "r-1", "prediction": "Hello"}])
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-explorer-test")
+    with JudgeServer(invalid_handler(repairable=True)) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        out = evaluate_run(tmp_path / "out", data, predictions, "--judge-backoff", "0.001")
+    item = payload_of((out / "explorer.html").read_text(encoding="utf-8"))["items"][0]
+    replies = dict(item["p"][0]["j"])
+    assert replies["quality: first reply (invalid, answered with a repair turn)"] == \
+        "Quality: 1 (the translation is accurate)"
+    assert json.loads(replies["quality: reply after the repair turn"])["quality"] == 1
+    quality = next(check for check in item["p"][0]["c"] if check[0] == "quality")
+    assert quality[4] == "repaired verdict (the Judge's first answer was invalid)"
