@@ -424,3 +424,18 @@ def test_a_repaired_verdict_shows_both_replies_on_the_page(tmp_path, monkeypatch
     assert json.loads(replies["quality: reply after the repair turn"])["quality"] == 1
     quality = next(check for check in item["p"][0]["c"] if check[0] == "quality")
     assert quality[4] == "repaired verdict (the Judge's first answer was invalid)"
+
+
+@browser
+def test_browser_a_long_text_shows_its_start_and_the_rest_on_request(tmp_path):
+    long_text = "word " * 30_000  # 150,000 characters
+    path = tmp_path / "long.html"
+    path.write_text(page("t", {"kind": "run", "title": "t", "meta": [], "numbers": [],
+                               "items": [{"id": "x", "f": {}, "n": {}, "s": "", "t": [],
+                                          "p": [{"h": "", "st": "ok", "pr": long_text, "pl": "", "ws": False,
+                                                 "c": [], "j": [], "d": []}]}]}), encoding="utf-8")
+    with browser_page() as driver:
+        open_page(driver, path, "#case=x")
+        assert len(driver.locator("#detail [data-text=prediction]").text_content()) == 100_000
+        driver.locator("#detail button.link").click()
+        assert driver.locator("#detail [data-text=prediction]").text_content() == long_text
