@@ -56,6 +56,7 @@ def explorer_view(row: dict | None, score: dict) -> dict:
     for entry in score["constraints"]:
         verdict, passed = _verdict(entry)
         checks.append({"name": entry["id"], "kind": entry["kind"], "verdict": verdict, "passed": passed,
+                       "value": entry["passed"] if entry["kind"] == "hard" else entry.get("score"),
                        "explanation": _explanation(entry, score.get("status") == "missing")})
         verdicts.append(f"{entry['id']}: {verdict}")
         if passed is False:
@@ -64,7 +65,8 @@ def explorer_view(row: dict | None, score: dict) -> dict:
             soft_detail = entry.get("detail")
     quality = score.get("quality")
     repaired = isinstance(score.get("quality_detail"), dict) and score["quality_detail"].get("repaired")
-    checks.append({"name": "quality", "kind": "Judge", "passed": None if quality is None else quality >= 1,
+    checks.append({"name": "quality", "kind": "Judge", "value": quality,
+                   "passed": None if quality is None else quality >= 1,
                    "verdict": "not judged" if quality is None else f"{quality:g}",
                    "explanation": "repaired verdict (the Judge's first answer was invalid)" if repaired else
                    "" if quality is None or quality >= 1 else
