@@ -13,11 +13,12 @@ from pathlib import Path
 from eval.benchmark import Benchmark
 from eval.data import first_jsonl_object, read_data_entries
 from eval.errors import DataError
+from eval.ifmtbench import IFMTBENCH
 from eval.insttrans import INSTTRANS
 from eval.paths import ROOT
 from eval.sandglass import SANDGLASS
 
-BENCHMARKS: dict[str, Benchmark] = {bench.name: bench for bench in (INSTTRANS, SANDGLASS)}
+BENCHMARKS: dict[str, Benchmark] = {bench.name: bench for bench in (INSTTRANS, SANDGLASS, IFMTBENCH)}
 DEFAULT_BENCHMARK = next(iter(BENCHMARKS))
 
 
@@ -42,6 +43,9 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     if dataset:
         from eval.hub import resolve_data_file
 
+        for bench in BENCHMARKS.values():  # a folder that holds a benchmark's own data files
+            if bench.dataset_files is not None and Path(dataset).is_dir() and bench.dataset_files(Path(dataset)):
+                return bench.name
         data_file = resolve_data_file(dataset)  # a file, a snapshot's data file, the hub's cached file
         if data_file is None or data_file.suffix != ".jsonl":
             others = [name for name in BENCHMARKS if name != DEFAULT_BENCHMARK]

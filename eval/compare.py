@@ -103,6 +103,10 @@ def run_names(paths: list[Path]) -> list[str]:
 # Signatures
 # ---------------------------------------------------------------------------------------------
 
+# What a signature means by leaving a part out: the harness's protocol, prompts and counter (SPEC §15).
+SIGNATURE_DEFAULTS = {"protocol": "harness", "prompts": "harness", "counter": "harness"}
+
+
 def parse_signature(signature: str) -> dict[str, str]:
     """`k:v|k:v|...` as an ordered dict; a value may itself contain ':' (JSON parameters)."""
     parts: dict[str, str] = {}
@@ -131,8 +135,9 @@ def signature_check(a: Run, b: Run) -> dict:
     for key in list(sig_a) + [key for key in sig_b if key not in sig_a]:
         if key == "system":
             continue
-        if sig_a.get(key) != sig_b.get(key):
-            differences.append({"key": key, "a": sig_a.get(key), "b": sig_b.get(key)})
+        unstated = SIGNATURE_DEFAULTS.get(key)  # a harness-protocol signature has no protocol part
+        if sig_a.get(key, unstated) != sig_b.get(key, unstated):
+            differences.append({"key": key, "a": sig_a.get(key, unstated), "b": sig_b.get(key, unstated)})
     sha_a, sha_b = a.summary["data"]["sha256"], b.summary["data"]["sha256"]
     if sha_a != sha_b and not any(item["key"] == "data" for item in differences):
         differences.append({"key": "data.sha256", "a": sha_a, "b": sha_b})

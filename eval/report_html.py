@@ -194,6 +194,16 @@ def page_head(summary: dict, title: str) -> list[str]:
     if system.get("model"):
         parts.append(f"<li>System: {escape(system['model'])}</li>")
     parts.append("</ul>")
+    protocol = summary.get("protocol")  # only under --protocol release (SPEC §15)
+    if protocol:
+        parts += ["<h2>Protocol: release</h2>", '<ul class="meta">',
+                  f"<li>protocol: release; syllable counter: {escape(protocol['syllable_counter'])}</li>"]
+        parts += [f"<li><code>{escape(path)}</code> sha256 <code>{escape(entry['sha256'])}</code>"
+                  + ("" if entry["matches_examined_copy"] else " (differs from the copy the facts were checked on)")
+                  + "</li>" for path, entry in protocol["files"].items()]
+        parts += [f"<li>Comparable with: {escape(item)}</li>" for item in protocol["comparable_with"]]
+        parts += [f"<li>Not comparable with: {escape(item)}</li>" for item in protocol["not_comparable_with"]]
+        parts.append("</ul>")
     return parts
 
 

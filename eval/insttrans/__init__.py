@@ -124,6 +124,13 @@ def leaderboard_value(summary: dict, column: str) -> float | None:
     return entry.get("pass_rate", entry.get("mean"))
 
 
+def open_release(root, trust_code: bool):
+    """`--protocol release` (SPEC §15): the plug-in in eval.insttrans.release, imported only for such a run."""
+    from eval.insttrans.release import open_release as open_plugin
+
+    return open_plugin(root, trust_code)
+
+
 INSTTRANS = Benchmark(
     name="insttrans",
     title="InstTrans-Bench",
@@ -165,4 +172,5 @@ INSTTRANS = Benchmark(
     companion_metrics=strict_metrics,
     clean_hub_row=drop_unset_optionals,
     explorer_view=explorer_view,
+    open_release=open_release,
 )
