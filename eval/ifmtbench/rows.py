@@ -16,8 +16,9 @@ from pathlib import Path
 from eval.errors import DataError
 from eval.ifmtbench.labels import DATA_FORMATS, LABELS
 from eval.ifmtbench.rules import chunk_count, data_format_of, parse_term_dict, term_candidates
+from eval.paths import bundle_root
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 RECOGNISED_BY = ("md5", "class", "input", "output", "origin_text")
 REQUIRED_STRINGS = ("md5", "input", "output", "origin_text")
 OPTIONAL_STRINGS = ("instruction_lang", "origin_language", "target_language", "selected_style",
