@@ -187,6 +187,9 @@ def test_nothing_is_borrowed_across_instruction_languages(tmp_path, joined_rows)
     ({"md5": "b", "response": {"x": 1}}, "is a JSON dict"),
     ({"response": "x"}, "has neither case_id nor md5"),
     ({"case_id": "a", "prediction": "x"}, "case_id 'a' is not in the data"),
+    ({"case_id": 5, "prediction": "x"}, "has a case_id of type int"),
+    ({"md5": 5, "response": "x"}, "has an md5 of type int"),
+    ({"md5": "b", "response": "x", "instruction_lang": 3}, "instruction_lang must be a string"),
     ([1], "must be a JSON object"),
 ])
 def test_a_line_that_cannot_join_is_an_error_naming_the_line(tmp_path, joined_rows, line, message):
