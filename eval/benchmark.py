@@ -115,6 +115,14 @@ class Benchmark:
     release_case_id: re.Pattern | None = None   # the release's case_id form, if it publishes one
     compare_sections: tuple[str, ...] = ()      # compare's result sections beside "metrics" and "by_constraint"
     prediction_field: str | None = None         # a scores.jsonl field holding the prediction text, if any
+    # IFMTBench's hooks; None keeps the shared behaviour.
+    dataset_files: Callable[[Path], list[Path] | None] | None = None  # a --dataset DIR (or a default_data folder)
+                                                                  # -> the data files to read, in order
+    release_by_rows: Callable[[list[dict]], bool] | None = None   # data with the release's row counts (no
+                                                                  # published checksum): "official release (by row counts)"
+    load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
+                                                                  # rows, rows outside --limit) -> (predictions, lines)
+    judge_params: dict | None = None                              # chat request parameters instead of the shared ones
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None

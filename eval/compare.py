@@ -20,6 +20,7 @@ from pathlib import Path
 from eval.benchmark import Benchmark
 from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from eval.errors import CompareError
+from eval.flags import HarnessParser
 from eval.pairing import UnitValues  # noqa: F401  (part of this module's interface)
 
 DEFAULT_SEED = 12345
@@ -422,8 +423,8 @@ def format_report(result: dict) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eval.compare",
-                                     description="Paired significance of the differences between runs (SPEC §12).")
+    parser = HarnessParser(prog="python -m eval.compare",
+                                     description="Paired significance of the differences between runs (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py; "
                         "each is compared with the first")
     stats = parser.add_argument_group("Statistics")

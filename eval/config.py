@@ -34,6 +34,7 @@ class JudgeSettings(Endpoint):
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
     deadline: float = DEFAULT_DEADLINE_S
+    params: dict | None = None  # chat request parameters a benchmark asks for instead of the shared ones
     repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
 
@@ -45,6 +46,11 @@ class DataSource:
 
     path: Path | None = None
     dataset: str | None = None
+    more_paths: tuple[Path, ...] = ()  # further --data files, read after `path` (IFMTBench's two release files)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return (self.path, *self.more_paths) if self.path is not None else ()
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,8 @@ def _fallback(detail: dict) -> str:
 
 def _not_json(error: str, starts: str | None) -> str:
     """`prediction is not JSON: Expecting value ...` as `not JSON (Expecting value ...)`."""
-    cause = error.removeprefix("prediction is not JSON: ")
+    # json's "Unterminated string starting at" meets the detail's own "at line 1 column 5"
+    cause = error.removeprefix("prediction is not JSON: ").replace(" at at line ", " at line ")
     text = f"not JSON ({cause})" if cause != error else error
     return text + (f", prediction starts {starts!r}" if starts else "")
 

@@ -82,7 +82,7 @@ def request_params(settings: JudgeSettings) -> dict:
     if uses_responses_endpoint(settings.model):
         return {"max_output_tokens": 4096, "reasoning": {"effort": settings.reasoning_effort},
                 "store": False}
-    return {"temperature": 0, "max_tokens": 2048}
+    return dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
 
 
 @dataclass(frozen=True)
@@ -220,8 +220,9 @@ def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
 def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
     form = getattr(validate, "form", "the JSON object the instructions above ask for")
+    values = getattr(validate, "values", "each S is one of the numbers 0, 0.5 or 1")  # a benchmark's own scale
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form}, where each S is one of the numbers 0, 0.5 or 1, and nothing else.")
+            f"{form}, where {values}, and nothing else.")
 
 
 def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
-from eval.benchmarks import get_benchmark
+from eval.benchmarks import get_benchmark, other_benchmark_hint
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.counting import counting_with
 from eval.errors import ConfigError
@@ -34,7 +35,21 @@ from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(source, bench.default_data, bench.validate_rows, bench.clean_hub_row)
+    return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.clean_hub_row)
+
+
+def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
+    """A `--dataset DIR` (or a default_data folder) that holds the benchmark's own data files, as
+    those files read in order; any other source unchanged."""
+    if bench.dataset_files is None or source.path is not None:
+        return source
+    folder = Path(source.dataset) if source.dataset else bench.default_data
+    files = bench.dataset_files(folder) if folder.is_dir() else None
+    if not files:
+        if source.dataset is None:
+            raise ConfigError(f"{folder}: no {bench.title} data file found there", "pass the data with --data FILE")
+        return source
+    return DataSource(path=files[0], more_paths=tuple(files[1:]))
 
 
 def check_choices(bench: Benchmark, config: RunConfig) -> None:
@@ -114,8 +129,8 @@ def selected_rows(data: LoadedData, config: RunConfig) -> list[dict]:
 def refuse_inputs_among_results(config: RunConfig) -> None:
     """An input that is one of this run's result files would be deleted before it is read (§11)."""
     results = {path.resolve() for path in result_paths(config.output_dir)}
-    inputs = [("--predictions", config.predictions), ("--data", config.source.path), ("--case-ids", config.case_ids),
-              ("--judge-cache", config.judge_cache)]
+    inputs = [("--predictions", config.predictions), *(("--data", path) for path in config.source.paths),
+              ("--case-ids", config.case_ids), ("--judge-cache", config.judge_cache)]
     for flag, path in inputs:
         if path is not None and Path(path).resolve() in results:
             raise ConfigError(f"{flag} {path} is one of this run's result files, which a run replaces",
@@ -127,10 +142,14 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   extra_reasons: list[str], release: ReleaseProtocol | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
+    by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
+    if by_rows:
+        known_as = "official release (by row counts)"
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
+    if not by_rows:
+        reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
@@ -178,7 +197,12 @@ def run_evaluation(config: RunConfig) -> int:
     rows = selected_rows(data, config)
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
-    predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids)
+    if bench.load_predictions is not None:
+        predictions, prediction_lines = bench.load_predictions(
+            config.predictions, rows, [row for row in data.rows if row["case_id"] in ignored_ids])
+    else:
+        predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
+                                                            lambda case_id: other_benchmark_hint(bench.name, case_id))
     prompts = bench.prompt_sets[config.prompt_set]
     # Every prompt is built before the output directory changes (a release's table may lack a language).
     requests = None if config.judge is None else prompts.judge_requests(rows, predictions)
@@ -191,9 +215,12 @@ def run_evaluation(config: RunConfig) -> int:
         if config.judge is not None:
             from eval import judge_client
 
+            settings = config.judge
+            if bench.judge_params is not None:
+                settings = replace(settings, params=dict(bench.judge_params))
             verdicts, judge_block = judge_client.run_judge_prompts(
-                requests, config.judge, config.cache_path, dict(prompts.versions), progress=not config.quiet,
-                shape=None if prompts.shape is None else prompts.shape(config.judge))
+                requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
+                shape=None if prompts.shape is None else prompts.shape(settings))
         with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:

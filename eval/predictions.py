@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Callable
 
 from eval.data import file_sha256, read_jsonl_objects
 from eval.errors import PredictionError
@@ -16,11 +17,14 @@ _FENCE = re.compile(r"```")
 _DECODER = json.JSONDecoder()
 
 
-def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = frozenset()) -> tuple[dict, int]:
+def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = frozenset(),
+                     other_benchmark_hint: Callable[[str], str | None] | None = None) -> tuple[dict, int]:
     """({case_id: prediction or None}, number of lines) from a predictions file.
 
     Stops with PredictionError (file, line, hint) on every error SPEC §6 lists. `ignored_ids`
     are data rows outside a `--limit` run: their predictions are accepted and left unscored.
+    `other_benchmark_hint(case_id)` may name the flag that fits an id this data lacks (predictions
+    of another benchmark).
     """
     entries = read_jsonl_objects(Path(path), kind=PredictionError)
     if not entries:
@@ -33,8 +37,13 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
         where = f"{path}:{number}"
         if not isinstance(entry, dict):
             raise PredictionError(f"{where}: a prediction line must be a JSON object, got {type(entry).__name__}",
-                                  'write {"case_id": "...", "prediction": "..."} on each line')
+                                  'write JSONL, one object per line: {"case_id": "...", "prediction": "..."}')
         case_id = entry.get("case_id")
+        wrapped = [key for key, value in entry.items() if isinstance(value, list)] if "case_id" not in entry else []
+        if wrapped:
+            raise PredictionError(f"{where}: the line is a wrapper object holding a list under {wrapped[0]!r}, "
+                                  "not one prediction",
+                                  'write JSONL, one object per line: {"case_id": "...", "prediction": "..."}')
         if not isinstance(case_id, str):
             problem = "has no case_id" if "case_id" not in entry else f"has a case_id of type {type(case_id).__name__}"
             raise PredictionError(f"{where}: the line {problem}", "case_id must be the data row's id, as a string")
@@ -51,8 +60,9 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
                                   "keep one prediction per case_id")
         first_line[case_id] = number
         if case_id not in known_ids and case_id not in ignored_ids:
+            hint = other_benchmark_hint(case_id) if other_benchmark_hint is not None else None
             raise PredictionError(f"{where}: case_id {case_id!r} is not in the data",
-                                  "check that the predictions belong to this data file (--data / --dataset)")
+                                  hint or "check that the predictions belong to this data file (--data / --dataset)")
         if case_id in known_ids:
             predictions[case_id] = prediction
     return predictions, len(entries)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 import unicodedata
 from collections import Counter
 from functools import lru_cache, partial
@@ -160,7 +161,25 @@ def _may_have_markdown(text: str) -> bool:
 def _markdown_parser():
     from markdown_it import MarkdownIt  # imported here: only Markdown-bearing texts need it
 
-    return MarkdownIt("commonmark").enable("table")
+    parser = MarkdownIt("commonmark").enable("table")
+    _silence_rule_debug_logging()
+    return parser
+
+
+def _silence_rule_debug_logging() -> None:
+    """markdown-it's block rules log "entering <rule>" at DEBUG on every attempt, ~15 calls per
+    parsed text even when nothing listens. Where DEBUG is off for those loggers (always, unless a
+    user turned it on) their `debug` becomes a no-op for this process: the parse is unchanged."""
+    import logging
+
+    for name, module in list(sys.modules.items()):
+        logger = getattr(module, "LOGGER", None) if name.startswith("markdown_it.rules_") else None
+        if isinstance(logger, logging.Logger) and not logger.isEnabledFor(logging.DEBUG):
+            logger.debug = _ignore
+
+
+def _ignore(*args, **kwargs) -> None:
+    return None
 
 
 _INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images and autolinks need one

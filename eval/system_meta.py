@@ -72,6 +72,8 @@ def system_summary(predictions_path: Path, rows: list[dict], model_input: Callab
     signature parts), the inputs hash
     recomputed from the scored rows as prepare_inputs.py would export them. Predictions made for
     all of the data (`all_rows`) match a run that scores part of it (--limit, --case-ids)."""
+    if not meta_path_for(predictions_path).is_file():  # no provenance: nothing to compare the hash with
+        return None, [], ()
     system, warnings = load_system_meta(predictions_path, inputs_sha256(rows, model_input))
     if system and system["inputs_match"] is False and all_rows is not None and len(all_rows) != len(rows):
         full = inputs_sha256(all_rows, model_input)

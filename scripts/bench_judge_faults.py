@@ -1,4 +1,4 @@
-"""Benchmark the Judge phase under provider faults (SPEC §10), as a user runs it: evaluate.py as a
+"""Benchmark the Judge phase under provider faults (docs/judge-faults.md), as a user runs it: evaluate.py as a
 child process against tests/judge_server.py in its own process.
 
     python scripts/bench_judge_faults.py [--rows 3000] [--rate 40] [--latency 0.05] [--only NAME ...]

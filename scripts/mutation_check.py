@@ -43,6 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The test files that cover each module, fastest first: with -x the first failure ends the run.
 COVERING_TESTS: dict[str, tuple[str, ...]] = {
+    "eval/ifmtbench/rules.py": ("tests/ifmtbench/test_ifmt_rules.py",),
+    "eval/ifmtbench/rows.py": ("tests/ifmtbench/test_ifmt_rows.py",),
+    "eval/ifmtbench/predictions.py": ("tests/ifmtbench/test_ifmt_rows.py",),
+    "eval/ifmtbench/scoring.py": ("tests/ifmtbench/test_ifmt_scoring.py", "tests/ifmtbench/test_ifmt_pipeline.py"),
+    "eval/ifmtbench/metrics.py": ("tests/ifmtbench/test_ifmt_scoring.py", "tests/ifmtbench/test_ifmt_pipeline.py"),
     "eval/stats.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
     "eval/insttrans/metrics.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py",
                                   "tests/test_pipeline_judge.py"),
