@@ -84,7 +84,8 @@ def sandglass_rows() -> list[dict]:
     rows = [json.loads(line) for line in lines if line]
     with_context = json.loads(json.dumps(next(row for row in rows if row["metadata"].get("up_context"))))
     with_context["metadata"]["up_context"] = " " + with_context["metadata"]["up_context"] + "  "  # kept as is
-    without_summary = json.loads(json.dumps(next(row for row in rows[12:] if row["case_id"] != with_context["case_id"])))
+    other_row = next(row for row in rows[12:] if row["case_id"] != with_context["case_id"])
+    without_summary = json.loads(json.dumps(other_row))
     without_summary["metadata"]["summary"] = None  # the release formats it as given
     return rows[:12] + [with_context, without_summary]
 
@@ -329,8 +330,8 @@ def test_insttrans_syllable_order_uses_the_trusted_counter(it_files, capsys, tru
         counts = [count(lines.get(str(i), "") or "", row["target_lang"]) for i in range(1, len(row["duration_s"]) + 1)]
         assert entry["detail"]["counts"] == counts
         assert entry["passed"] == concordance_passes(counts, row["duration_s"])
-        other = [(rf.it_release_count if not trust else count_syllables)(lines.get(str(i), "") or "", row["target_lang"])
-                 for i in range(1, len(row["duration_s"]) + 1)]
+        other_count = rf.it_release_count if not trust else count_syllables
+        other = [other_count(lines.get(str(i), "") or "", row["target_lang"]) for i in range(1, len(row["duration_s"]) + 1)]
         differs |= other != counts
     assert differs  # the two counters really differ on these rows
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
