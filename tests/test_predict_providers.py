@@ -133,3 +133,13 @@ def test_responses_input_renames_text_parts_by_role_and_keeps_strings():
         {"role": "user", "content": "c"}]
     assert json.loads(request_body(RESPONSES, "m", "p", {})) == {"model": "m", "input": "p"}
     assert json.loads(request_body(CHAT, "m", "p", {})) == {"model": "m", "messages": [{"role": "user", "content": "p"}]}
+
+
+def test_responses_bodies_with_odd_items_reasoning_and_refusals():
+    payload = {"status": "completed", "output": [
+        "not an item",
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "abcd"}]},
+        {"type": "message", "content": ["odd", {"type": "refusal", "refusal": "no"}]}]}
+    answer = parse_answer(RESPONSES, payload)
+    assert answer.reasoning_chars == 4 and answer.refusal == "no"
+    assert answer.text == "" and answer.has_text is False
