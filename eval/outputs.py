@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -22,7 +23,9 @@ def _temporary_copy(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+        # A lone surrogate (a model's JSON key "\ud800") cannot be UTF-8: JSON texts escape it
+        # (`jsonl_line`, `json_text`); a report shows it as the escape `\ud800`.
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as stream:
             stream.write(text)
         umask = os.umask(0)
         os.umask(umask)
@@ -81,9 +84,20 @@ _LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", 
                                       "\x1c": "\\u001c", "\x1d": "\\u001d", "\x1e": "\\u001e"})
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """Lone surrogates (only ever inside JSON strings) as `\\udXXX` escapes: valid JSON that reads
+    back as the same string, where the raw code point cannot be written as UTF-8."""
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def jsonl_line(value) -> str:
     """One JSONL record: UTF-8 text kept readable, every line-breaking character escaped."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = _escape_surrogates(json.dumps(value, ensure_ascii=False))
     if any(character in text for character in "\u2028\u2029\x85\x1c\x1d\x1e"):  # rare; translate is slow
         text = text.translate(_LINE_BREAKS_IN_JSON)
     return text + "\n"
@@ -91,4 +105,4 @@ def jsonl_line(value) -> str:
 
 def json_text(value) -> str:
     """A pretty JSON document (summary.json)."""
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+    return _escape_surrogates(json.dumps(value, ensure_ascii=False, indent=2)) + "\n"

@@ -54,11 +54,34 @@ TRANSLATABLE_ATTRIBUTES = frozenset({"alt", "title", "placeholder", "aria-label"
 
 
 # A tag regex, as §7b allows (the standard library's HTMLParser gives the same tags on well-formed
-# markup at several times the cost). Comments are matched so that tags inside them are skipped; a
-# tag's body stops at `<`, so a run of unclosed `<a<a<a` in degenerate output stays linear.
-_HTML_TAG_OR_COMMENT = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:-]*)((?:[^<>\"']|\"[^\"<]*\"|'[^'<]*')*)>",
-                                  re.DOTALL)
+# markup at several times the cost). Possessive, so a tag name never gives characters back to the
+# body (the body takes them all the same): `<` + 20,000 letters stays linear. A tag's body stops
+# at `<`, so a run of unclosed `<a<a<a` stays linear too.
+_HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*+)((?:[^<>\"']|\"[^\"<]*\"|'[^'<]*')*+)>")
 _HTML_ATTRIBUTE = re.compile(r"""([^\s/>"'=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
+
+
+def _html_tags(text: str):
+    """The tag matches of `text`, left to right, skipping comments: what `finditer` of
+    `<!--.*?-->|` + the tag pattern (DOTALL) finds, with the comment's closing `-->` found once
+    per comment instead of searched again from every unclosed `<!--` (quadratic on `<!--` × n)."""
+    position, closing = 0, 0  # closing: where the last `-->` search ended (-1: none after it)
+    while True:
+        start = text.find("<", position)
+        if start < 0:
+            return
+        if text.startswith("<!--", start) and closing >= 0:
+            if closing < start + 4:
+                closing = text.find("-->", start + 4)
+            if closing >= 0:
+                position = closing + 3
+                continue
+        match = _HTML_TAG.match(text, start)
+        if match:
+            yield match
+            position = match.end()
+        else:
+            position = start + 1
 
 
 def html_tag_sequence(text: str) -> list[tuple[str, str, dict]]:
@@ -67,10 +90,8 @@ def html_tag_sequence(text: str) -> list[tuple[str, str, dict]]:
     if "<" not in text:
         return []
     tags = []
-    for match in _HTML_TAG_OR_COMMENT.finditer(text):
+    for match in _html_tags(text):
         slash, name, body = match.groups()
-        if name is None:  # a comment
-            continue
         if slash:
             tags.append(("close", name.lower(), {}))
             continue
@@ -143,11 +164,12 @@ def check_html_part(source: str, prediction: str) -> dict | None:
 # structure to keep and is not parsed): `*`, a `_` not inside a word (intraword `_` never opens or
 # closes emphasis), backticks, table pipes, `](` (links and images), autolinks; or, at the start
 # of a line (up to three spaces in), an ATX heading, quote, list marker, setext underline, fence or
-# reference definition; or an indented line (indented code, nested lists). Three scans, the first
-# a plain character class, are several times faster than one alternation.
+# `[` (a reference definition; its label may span lines, so only the `[` is looked for); or an
+# indented line (indented code, nested lists). Three scans, the first a plain character class,
+# are several times faster than one alternation.
 _INLINE_MARK_CHARACTERS = re.compile(r"[*`|_\[<]")
 _INLINE_MARKS_IN_CONTEXT = re.compile(r"[*`|]|(?<!\w)_|_(?!\w)|\]\(|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:|<[^\s<>@]+@")
-_LINE_START_MARKS = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|[>+=~\-]|\d{1,9}[.)]|\[[^\]]+\]:)|^ {4}|^ {0,3}\t",
+_LINE_START_MARKS = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|[>+=~\-\[]|\d{1,9}[.)])|^ {4}|^ {0,3}\t",
                                re.MULTILINE)
 
 
@@ -166,41 +188,80 @@ def _markdown_parser():
 _INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images and autolinks need one
 
 
-def _markdown_tokens(text: str) -> list:
+# The block tokens that `markdown_structure` lists, and the inline ones it counts, by what they count.
+_BLOCK_TOKENS = frozenset({"heading_open", "list_item_open", "blockquote_open", "tr_open", "fence", "code_block"})
+_COUNTED_INLINE = {"code_inline": "code_spans", "link_open": "links", "image": "images", "strong_open": "strong",
+                   "em_open": "emphasis"}
+
+
+class StructureExceeded(Exception):
+    """A capped parse stopped: the text has more of `what` than `limit` (see `markdown_structure`)."""
+
+    def __init__(self, what: str, limit: int):
+        super().__init__(what, limit)
+        self.what, self.limit = what, limit
+
+
+class _CappedBlockTokens(list):
+    """The block parser's token list, which stops the parse once the listed blocks outnumber the
+    limit (markdown-it only ever appends to it)."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit, self.blocks = limit, 0
+
+    def append(self, token) -> None:
+        super().append(token)
+        if token.type in _BLOCK_TOKENS:
+            self.blocks += 1
+            if self.blocks > self.limit:
+                raise StructureExceeded("blocks", self.limit)
+
+
+def _markdown_tokens(text: str, limits: dict | None = None) -> list:
     """markdown-it's tokens for `text`: the block parse, then the inline parse of each inline token
     that has a mark the comparison reads (the others can hold no code span, link, image or
-    emphasis, so their inline parse would add nothing)."""
+    emphasis, so their inline parse would add nothing). With `limits` (a count per `_COMPARED`
+    key), StructureExceeded stops the parse as soon as the text has more of one than its limit."""
     parser = _markdown_parser()
     env: dict = {}
-    tokens: list = []
+    tokens: list = [] if limits is None else _CappedBlockTokens(limits["blocks"])
     parser.block.parse(text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), parser, env, tokens)
+    counted = Counter()
     for token in tokens:
         if token.type == "inline":
             token.children = []
             if _INLINE_MARKS.search(token.content):
                 parser.inline.parse(token.content, parser, env, token.children)
-    return tokens
+                if limits is not None:
+                    counted.update(_COUNTED_INLINE[child.type] for child in token.children
+                                   if child.type in _COUNTED_INLINE)
+                    for what, count in counted.items():
+                        if count > limits[what]:
+                            raise StructureExceeded(what, limits[what])
+    return list(tokens)
 
 
 _COMPARED = ("blocks", "code_spans", "links", "images", "strong", "emphasis")
 
 
-def markdown_structure(text: str) -> dict:
+def markdown_structure(text: str, limits: dict | None = None) -> dict:
     """What §7b compares: the block sequence and the inline multisets (code spans, link and image
     targets) and counts (strong, emphasis); `item_texts` (each list item's first line) only names
-    a lost item in a detail. Texts without a Markdown mark are not parsed."""
+    a lost item in a detail. Texts without a Markdown mark are not parsed. With `limits`, raises
+    StructureExceeded as soon as the text has more of one compared thing than its limit."""
     if not _may_have_markdown(text):
         return _NO_MARKDOWN
-    return parse_markdown_structure(text)
+    return parse_markdown_structure(text, limits)
 
 
-def parse_markdown_structure(text: str) -> dict:
+def parse_markdown_structure(text: str, limits: dict | None = None) -> dict:
     """`markdown_structure` without the pre-check (the test of the pre-check compares the two)."""
     structure: dict = {"blocks": [], "code_spans": Counter(), "links": Counter(), "images": Counter(),
                        "strong": 0, "emphasis": 0, "item_texts": []}
     lists: list[str] = []
     cells, item_pending = 0, False
-    for token in _markdown_tokens(text):
+    for token in _markdown_tokens(text, limits):
         kind = token.type
         if kind == "heading_open":
             structure["blocks"].append(f"heading h{token.tag[1:]}")
@@ -257,14 +318,30 @@ def _block_label(block: str) -> str:
     return _short(block.split("\n", 1)[0] + ("…" if "\n" in block.rstrip("\n") else ""))
 
 
+# A prediction longer than this (characters) is parsed with the source's counts as limits: the
+# parse stops, and the part fails, as soon as the prediction has more blocks, code spans, links,
+# images, strong or emphasis than the source. Counts only grow as the parse goes on, so the verdict
+# is the full parse's; only the detail is shorter. A degenerate 10 MB list stops after a few
+# items instead of building millions of tokens (docs/strict-rules.md).
+MARKDOWN_CAPPED_FROM = 32_768
+
+
 def check_markdown_part(source: str, prediction: str) -> dict | None:
     """Block sequence equal; code spans, link and image targets equal as multisets; strong and
     emphasis counts equal. None when the source has no Markdown structure."""
     source_structure = markdown_structure(source)
     if source_structure is _NO_MARKDOWN or not _has_structure(source_structure):
         return None
-    prediction_structure = markdown_structure(prediction)
     detail: dict = {"passed": True, "source_blocks": len(source_structure["blocks"])}
+    limits = None
+    if len(prediction) > MARKDOWN_CAPPED_FROM:
+        limits = {key: len(value) if key == "blocks" else value if isinstance(value, int) else sum(value.values())
+                  for key, value in source_structure.items() if key in _COMPARED}
+    try:
+        prediction_structure = markdown_structure(prediction, limits)
+    except StructureExceeded as exceeded:
+        return {**detail, "passed": False,
+                "exceeds_source": {"what": exceeded.what, "source": exceeded.limit, "prediction": f"over {exceeded.limit}"}}
     source_blocks, prediction_blocks = source_structure["blocks"], prediction_structure["blocks"]
     if list(source_blocks) != list(prediction_blocks):
         detail["passed"] = False
@@ -303,9 +380,8 @@ def check_markdown_part(source: str, prediction: str) -> dict | None:
 # `$$…$$`, `\(…\)` and `\[…\]` win, then the placeholders (so `${name}`, `%1$s` and a price `$5`
 # are never read as the start of math), then a `$…$` span, which opens on a `$` followed by a
 # non-space and closes on a `$` preceded by a non-space and not followed by a digit (Pandoc's rule).
-_PLACEHOLDER_OR_MATH = re.compile(
-    r"(?P<math>\$\$.+?\$\$|\\\(.+?\\\)|\\\[.+?\\\])"
-    r"|(?P<placeholder>"
+_PLACEHOLDER_OR_INLINE_MATH = re.compile(
+    r"(?P<placeholder>"
     r"\{\{[A-Za-z_][A-Za-z0-9_]*\}\}"       # {{name}}
     r"|\$\{[A-Za-z_][A-Za-z0-9_]*\}"        # ${name}
     r"|\{[A-Za-z_][A-Za-z0-9_]*\}"          # {name}
@@ -315,8 +391,39 @@ _PLACEHOLDER_OR_MATH = re.compile(
     r"|%[sd]"                               # %s %d
     r"|\$\d+"                               # $ + digits
     r"|</?\d+>)"                           # <0> </0>
-    r"|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)",
-    re.DOTALL)
+    r"|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)")
+_MATH_CLOSING = {"$$": "$$", "\\(": "\\)", "\\[": "\\]"}
+_PLACEHOLDER_START = re.compile(r"[{%$<\\]")
+
+
+def _placeholder_matches(text: str):
+    """The placeholders of `text`, left to right: what `finditer` of the display math (`$$.+?$$`,
+    `\\(.+?\\)`, `\\[.+?\\]`, DOTALL) or `_PLACEHOLDER_OR_INLINE_MATH` yields as `placeholder`,
+    with each math closing found once instead of searched again from every unclosed opening
+    (quadratic on `\\(` × n; tested against the pattern in tests/test_strict_rules.py)."""
+    last_search: dict[str, tuple[int, int]] = {}  # closing -> (searched from, found at or -1)
+    position = 0
+    while True:
+        found = _PLACEHOLDER_START.search(text, position)
+        if found is None:
+            return
+        start = found.start()
+        closing = _MATH_CLOSING.get(text[start:start + 2])
+        if closing is not None:  # `.+?` needs one character, so the closing starts at start + 3 or later
+            searched_from, end = last_search.get(closing, (len(text) + 1, -1))
+            if searched_from > start + 3 or 0 <= end < start + 3:
+                end = text.find(closing, start + 3)
+                last_search[closing] = (start + 3, end)
+            if end >= 0:
+                position = end + 2
+                continue
+        match = _PLACEHOLDER_OR_INLINE_MATH.match(text, start)
+        if match is None:
+            position = start + 1
+            continue
+        if match.group("placeholder"):
+            yield match.group("placeholder")
+        position = match.end()
 URL = re.compile(r"https?://[^\s\"'<>()\[\]{}\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
 _URL_TRAILING = ".,;:!?"
 
@@ -328,8 +435,7 @@ def placeholders(text: str) -> Counter:
     """The §7b placeholders of `text` as a multiset, LaTeX math masked first."""
     if "{" not in text and "%" not in text and "$" not in text and "<" not in text:
         return _NOTHING
-    return Counter(match.group("placeholder") for match in _PLACEHOLDER_OR_MATH.finditer(text)
-                   if match.group("placeholder"))
+    return Counter(_placeholder_matches(text))
 
 
 def urls(text: str) -> Counter:

@@ -11,6 +11,7 @@ import json
 import random
 import re
 import time
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from eval.strict_rules import (
     check_layout_break_strict,
     check_social_preserve_strict,
     check_syllable_order_strict,
+    _html_tags,
     html_tag_sequence,
     markdown_structure,
     normalise,
@@ -253,6 +255,17 @@ def test_tag_regex_reads_well_formed_markup_as_the_standard_parser_does():
         assert html_tag_sequence(text) == reference.tags, text
 
 
+def test_tag_scan_finds_what_the_comment_or_tag_pattern_finds():
+    """The scanner is linear; the pattern it replaces (quadratic on `<!--` × n) defines it."""
+    pattern = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:-]*)((?:[^<>\"']|\"[^\"<]*\"|'[^'<]*')*)>", re.DOTALL)
+    generator = random.Random(21)
+    for _ in range(20000):
+        text = "".join(generator.choices(["<!--", "-->", "<a", "</b", "<", ">", "-", "!", "a", '"', "'", " ", "=",
+                                          "/", "\n"], k=generator.randint(0, 14)))
+        expected = [match.groups() for match in pattern.finditer(text) if match.group(2) is not None]
+        assert [match.groups() for match in _html_tags(text)] == expected, text
+
+
 # --- format_preserve: Markdown (CommonMark + tables) ----------------------------------------------
 
 MARKDOWN_SOURCE = ("## 标题\n\n1. **先做这个**，然后 `npm i`。\n2. 看[文档](https://x.cn/doc)。\n\n"
@@ -406,6 +419,20 @@ URL_FAILS = [
     ("url_repeated", "见 https://a.cn/x", "see https://a.cn/x (https://a.cn/x)", None, ["https://a.cn/x"]),
     ("scheme_changed", "http://a.cn", "https://a.cn", ["http://a.cn"], ["https://a.cn"]),
 ]
+
+
+def test_placeholder_scan_finds_what_the_math_or_placeholder_pattern_finds():
+    """The scanner is linear; the pattern it replaces (quadratic on `\\(` × n) defines it."""
+    pattern = re.compile(
+        r"(?P<math>\$\$.+?\$\$|\\\(.+?\\\)|\\\[.+?\\\])|(?P<placeholder>\{\{[A-Za-z_][A-Za-z0-9_]*\}\}"
+        r"|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\{[A-Za-z_][A-Za-z0-9_]*\}|\{\d+\}|\{\}|%\d+\$[sd]"
+        r"|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|%[sd]|\$\d+|</?\d+>)|\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)", re.DOTALL)
+    generator = random.Random(7)
+    chunks = ["$", "$$", "\\(", "\\)", "\\[", "\\]", "\\", "{", "}", "{a}", "%s", "%1$s", "<0>", "1", "x", " ", "\n"]
+    for _ in range(20000):
+        text = "".join(generator.choices(chunks, k=generator.randint(0, 12)))
+        expected = Counter(m.group("placeholder") for m in pattern.finditer(text) if m.group("placeholder"))
+        assert placeholders(text) == expected, text
 
 
 @pytest.mark.parametrize("name, source, prediction", URL_PASSES, ids=[case[0] for case in URL_PASSES])
