@@ -178,11 +178,17 @@ def _may_have_markdown(text: str) -> bool:
                 or _LINE_START_MARKS.search(text))
 
 
-@lru_cache(maxsize=1)
-def _markdown_parser():
+@lru_cache(maxsize=2)
+def _markdown_parser(links: bool = True):
     from markdown_it import MarkdownIt  # imported here: only Markdown-bearing texts need it
+    from mdit_py_cjk_friendly import cjk_friendly
 
-    return MarkdownIt("commonmark").enable("table")
+    # CommonMark's emphasis with the CJK-friendly amendment (§7b): `**注意：**请` is bold, as
+    # Chinese renderers show it. The plugin changes nothing where no CJK character is involved.
+    parser = MarkdownIt("commonmark").enable("table").use(cjk_friendly)
+    # Without a `]` no link or image can close, but the link rules still scan every `[` for a
+    # label (2 s for 100 KB of `[`); such inline texts are parsed without them, to the same tokens.
+    return parser if links else parser.disable(["link", "image"])
 
 
 _INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images and autolinks need one
@@ -232,7 +238,8 @@ def _markdown_tokens(text: str, limits: dict | None = None) -> list:
         if token.type == "inline":
             token.children = []
             if _INLINE_MARKS.search(token.content):
-                parser.inline.parse(token.content, parser, env, token.children)
+                inline = parser if "]" in token.content else _markdown_parser(links=False)
+                inline.inline.parse(token.content, inline, env, token.children)
                 if limits is not None:
                     counted.update(_COUNTED_INLINE[child.type] for child in token.children
                                    if child.type in _COUNTED_INLINE)
@@ -326,9 +333,29 @@ def _block_label(block: str) -> str:
 MARKDOWN_CAPPED_FROM = 32_768
 
 
+def holds_code(span: str) -> bool:
+    """Whether a code span holds anything but letters, marks and spaces (§7b): code, a path, a key,
+    `Ctrl+S`, a number. A span of words alone (a UI label) may be translated."""
+    return any(unicodedata.category(character)[0] not in "LMZ" for character in span)
+
+
+def _code_span_problem(source_spans: Counter, prediction_spans: Counter) -> dict:
+    """§7b code spans: the same number, and every source span that holds code present with its
+    content (as often as in the source). Empty when they are kept."""
+    problem: dict = {}
+    source_count, prediction_count = sum(source_spans.values()), sum(prediction_spans.values())
+    if source_count != prediction_count:
+        problem.update(source=source_count, prediction=prediction_count)
+    lost = Counter({span: count for span, count in source_spans.items() if holds_code(span)}) - prediction_spans
+    if lost:
+        problem["lost"] = capped(_short(span) for span in sorted(lost.elements()))
+    return problem
+
+
 def check_markdown_part(source: str, prediction: str) -> dict | None:
-    """Block sequence equal; code spans, link and image targets equal as multisets; strong and
-    emphasis counts equal. None when the source has no Markdown structure."""
+    """Block sequence equal; as many code spans, those holding code kept verbatim; link and image
+    targets equal as multisets; strong and emphasis counts equal. None when the source has no
+    Markdown structure."""
     source_structure = markdown_structure(source)
     if source_structure is _NO_MARKDOWN or not _has_structure(source_structure):
         return None
@@ -358,7 +385,11 @@ def check_markdown_part(source: str, prediction: str) -> dict | None:
             # Items are translated, so the lost ones are named by their source text: the items past
             # the prediction's last one (a translation keeps the order).
             detail["lost_list_items"] = capped(source_items[len(prediction_items):])
-    for key in ("code_spans", "links", "images"):
+    code_spans = _code_span_problem(source_structure["code_spans"], prediction_structure["code_spans"])
+    if code_spans:
+        detail["passed"] = False
+        detail["code_spans"] = code_spans
+    for key in ("links", "images"):
         if source_structure[key] == prediction_structure[key]:
             continue
         lost = source_structure[key] - prediction_structure[key]
@@ -638,9 +669,49 @@ def check_social_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
 _INDENT = re.compile(r"[ \t\u3000]*")
 
 
+def indent_width(indent: str) -> int:
+    """The width of a line's leading whitespace (§7b): a space 1, U+3000 2, a tab to the next
+    multiple of 4."""
+    width = 0
+    for character in indent:
+        width = (width // 4 + 1) * 4 if character == "\t" else width + (2 if character == "\u3000" else 1)
+    return width
+
+
+def _indent_problems(indents: list[tuple[int, str, str, str]]) -> list[dict]:
+    """(line, source indent, prediction indent, prediction line) of the non-blank paired lines ->
+    one problem per line whose indentation breaks the layout (§7b): indented in one text only, or
+    out of the source's order of widths (deeper stays deeper, equal stays equal)."""
+    problems, by_source_width = [], {}
+    for number, source_indent, prediction_indent, line in indents:
+        source_width, prediction_width = indent_width(source_indent), indent_width(prediction_indent)
+        problem = {"line": number, "problem": "indent", "source": source_indent, "prediction": prediction_indent,
+                   "prediction_line": _short(line, 30)}
+        if (source_width > 0) != (prediction_width > 0):
+            problems.append({**problem, "reason": "indented in one text only"})
+            continue
+        by_source_width.setdefault(source_width, []).append((prediction_width, problem))
+    # Equal source widths keep one prediction width (the first line's); deeper source widths get
+    # strictly deeper prediction widths than every shallower one.
+    deepest_below = -1
+    for source_width in sorted(by_source_width):
+        lines = by_source_width[source_width]
+        kept = lines[0][0]
+        for prediction_width, problem in lines:
+            if prediction_width != kept:
+                problems.append({**problem, "reason": "the source indents it as deep as line "
+                                                      f"{lines[0][1]['line']}, the prediction does not"})
+            elif prediction_width <= deepest_below:
+                problems.append({**problem, "reason": "the source indents it deeper than a line the prediction "
+                                                      "indents as deep or deeper"})
+        deepest_below = max(deepest_below, kept)
+    return sorted(problems, key=lambda problem: problem["line"])
+
+
 def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
     """§7b layout_break: after normalising both texts, the same number of lines, and per line the
-    same blankness, the same leading whitespace exactly and the same counts of `|` and tabs."""
+    same blankness, the same counts of `|` and tabs, and indentation compared by width and order:
+    indented iff the source line is, deeper where the source is deeper, equal where it is equal."""
     source_lines = normalise(row["source_text"]).split("\n")
     text = normalise(prediction)
     if not text:
@@ -652,6 +723,7 @@ def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
     if len(source_lines) != len(prediction_lines):
         failed.append("line_count")
     problems: list[dict] = []
+    indents = []
     for number, (source_line, prediction_line) in enumerate(zip(source_lines, prediction_lines), 1):
         source_blank, prediction_blank = not source_line.strip(), not prediction_line.strip()
         if source_blank != prediction_blank:
@@ -660,15 +732,13 @@ def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
             continue
         if source_blank:
             continue
-        source_indent = _INDENT.match(source_line).group()
-        prediction_indent = _INDENT.match(prediction_line).group()
-        if source_indent != prediction_indent:
-            problems.append({"line": number, "problem": "indent", "source": source_indent,
-                             "prediction": prediction_indent, "prediction_line": _short(prediction_line, 30)})
+        indents.append((number, _INDENT.match(source_line).group(), _INDENT.match(prediction_line).group(),
+                        prediction_line))
         for mark, name in (("|", "bars"), ("\t", "tabs")):
             if source_line.count(mark) != prediction_line.count(mark):
                 problems.append({"line": number, "problem": name, "source": source_line.count(mark),
                                  "prediction": prediction_line.count(mark)})
+    problems = sorted(_indent_problems(indents) + problems, key=lambda problem: problem["line"])
     for problem in problems:
         if problem["problem"] not in failed:
             failed.append(problem["problem"])
