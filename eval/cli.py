@@ -71,7 +71,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def evaluate_parser() -> argparse.ArgumentParser:
-    from eval.constraints import DEFAULT_RULE_SET, RULE_SETS
+    from eval.insttrans.rules import DEFAULT_RULE_SET, RULE_SETS
 
     parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")

@@ -426,7 +426,7 @@ def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
                 pair = kinds.setdefault(entry_a["id"], ([], []))
                 pair[0].append(float(entry_a["score"]))
                 pair[1].append(float(entry_b["score"]))
-    from eval.constraints import CONSTRAINT_KINDS
+    from eval.insttrans.rules import CONSTRAINT_KINDS
 
     order = ["quality", *CONSTRAINT_KINDS]
     ranked = sorted(kinds, key=lambda kind: order.index(kind) if kind in order else len(order))

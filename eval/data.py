@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from eval.constraints import CONSTRAINT_KINDS, CONSTRAINTS, line_states
+from eval.insttrans.rules import CONSTRAINT_KINDS, CONSTRAINTS, line_states
 from eval.config import DataSource
 from eval.errors import DataError
 from eval.languages import CHINESE_NAMES
@@ -501,7 +501,7 @@ def subtitle_line_count(row: dict) -> tuple[int, str] | None:
 def row_warnings(row: dict) -> list[str]:
     """The checks beyond the release schema (SPEC §9) on a row that meets it. Each names what the
     rule then does, which is what the original scorer does with such a row."""
-    from eval.constraints import glossary_terms, social_elements
+    from eval.insttrans.rules import glossary_terms, social_elements
 
     warnings = []
     ids, constraints, durations = row["constraint_ids"], row["constraints"], row.get("duration_s")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from eval.constraints import CONSTRAINT_KINDS
+from eval.insttrans.rules import CONSTRAINT_KINDS
 from eval.predictions import DIAGNOSTICS, wrapper_diagnostics
 
 FAILURE_CAP = 20

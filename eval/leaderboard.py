@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from eval.compare import CompareError, Run, signature_check
-from eval.constraints import CONSTRAINT_KINDS
+from eval.insttrans.rules import CONSTRAINT_KINDS
 
 INSTTRANS_HEADLINES = ("if_score", "quality", "hard_pass_rate")
 SANDGLASS_HEADLINES = ("score", "syllable_reward", "quality", "mean_abs_dev")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 
-from eval.constraints import CONSTRAINTS
+from eval.insttrans.rules import CONSTRAINTS
 from eval.languages import ENGLISH_NAMES
 from eval.types import JudgeItem
 

@@ -73,7 +73,7 @@ def clear_text_caches() -> None:
 
 def time_row(row: dict, prediction: str) -> dict[str, float]:
     """Seconds per (rule set, hard id) on `row`, and for scoring and writing the row whole."""
-    from eval.constraints import RULE_SETS
+    from eval.insttrans.rules import RULE_SETS
     from eval.outputs import jsonl_line
     from eval.scoring import score_instance
 
@@ -114,7 +114,7 @@ SWEEP_TARGETS += [(rule_set, cid, row) for rule_set in ("original", "strict")
 
 def sweep_cases():
     """(label, callable(size) -> seconds): every rule target × token, then the counter per family."""
-    from eval.constraints import RULE_SETS
+    from eval.insttrans.rules import RULE_SETS
     from eval.syllable import count_syllables
 
     rows = bundled_rows()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.constraints import CONSTRAINT_KINDS, RULE_SETS, check_hard
+from eval.insttrans.rules import CONSTRAINT_KINDS, RULE_SETS, check_hard
 from eval.data import bundled_row_problems, render_prompt, validate_row
 from eval.errors import DataError
 

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from eval.strict_summary import rule_set_disagreements, strict_instances, strict_summary
+from eval.insttrans.strict_summary import rule_set_disagreements, strict_instances, strict_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,8 +23,6 @@ from eval.strict_rules import (
     check_layout_break_strict,
     check_social_preserve_strict,
     check_syllable_order_strict,
-    _html_tags,
-    _indent_problems,
     indent_width,
     html_tag_sequence,
     markdown_structure,
@@ -34,6 +32,7 @@ from eval.strict_rules import (
     social_elements_in,
     urls,
 )
+from eval.insttrans.strict_rules import _html_tags, _indent_problems
 from eval.strict_summary import (
     add_strict_to_summary,
     rule_set_disagreements,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from eval.benchmark import Benchmark
 from eval.config import RunConfig
-from eval.constraints import DEFAULT_RULE_SET
+from eval.insttrans.rules import DEFAULT_RULE_SET
 from eval.errors import ConfigError
 from eval.metrics import headline
 from eval.predictions import is_missing
