@@ -41,3 +41,7 @@ class Benchmark:
     # Metrics reported beside the scores, never instead of them (InstTrans: the strict rule set,
     # SPEC §7b): adds to the summary in place from the rows, predictions and scores.
     companion_metrics: Callable[[dict, list[dict], dict, list[dict], RunConfig], None] | None = None
+    # The report's failure lists (SPEC §11): (score rows, summary or None, cap) -> {section: …} for
+    # eval/failures.py, which frames them (it also reads "prediction_texts", {case_id: text},
+    # when the rows carry the predictions).
+    failure_sections: Callable[[list[dict], dict | None, int], dict] | None = None

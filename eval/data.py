@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, CONSTRAINTS, line_states
+from eval.insttrans.rules import CONSTRAINT_KINDS, CONSTRAINTS, SOCIAL_ONLY_IDS, line_states
 from eval.config import DataSource
 from eval.errors import DataError
 from eval.languages import CHINESE_NAMES
@@ -550,7 +550,6 @@ def row_warnings(row: dict) -> list[str]:
 # Conventions of the bundled set (SPEC §3, §5), checked by its tests and by scripts/build_data.py
 # --------------------------------------------------------------------------------------------
 
-SOCIAL_ONLY_IDS = ("format_preserve", "social_preserve", "term_compliance")
 SUBTITLE_SCENARIOS = ("pgc_subtitle", "ugc_subtitle")
 
 

@@ -9,7 +9,10 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval.constraints import CONSTRAINT_KINDS, check_hard
-from eval.failures import failure_reason, failures, failures_markdown
+from eval.failures import failures as frame_failures, failures_markdown
+from eval.insttrans import INSTTRANS
+from eval.insttrans.failures import failure_reason
+from eval.sandglass import SANDGLASS
 
 # (constraint id, row fields, prediction, the reason's expected text): each detail comes from the
 # real rule, so a change in a rule's detail shows up here.
@@ -59,6 +62,11 @@ def test_a_failed_rule_gets_a_reason_read_off_its_detail(cid, fields, prediction
     assert not verdict.passed
     reason = failure_reason(cid, verdict.detail)
     assert expected in reason and "\n" not in reason and len(reason) <= 160
+
+
+def failures(scores, **options):
+    """The section of an InstTrans run, or of a Sandglass one when the rows are Sandglass items."""
+    return frame_failures(scores, benchmark=SANDGLASS if scores and "hyp" in scores[0] else INSTTRANS, **options)
 
 
 def _score(case_id: str, entries: list[tuple[str, bool | float, dict]], quality=1.0, status="ok") -> dict:

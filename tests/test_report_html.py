@@ -96,7 +96,7 @@ def test_the_sandglass_page_has_the_syllable_scatter_and_per_language_tables(tmp
 
 def test_every_text_is_escaped():
     hostile = '<script>alert("x")</script>'
-    summary = {"formal": False, "non_formal_reasons": [hostile], "signature": f"data:{hostile}",
+    summary = {"benchmark": "insttrans", "formal": False, "non_formal_reasons": [hostile], "signature": f"data:{hostile}",
                "data": {"source": hostile, "n_instances": 1, "sha256": "0" * 64, "manifest_match": False},
                "predictions": {"path": hostile, "rows": 1, "missing": 0,
                                "diagnostics": {"code_fence": 0, "think_block": 0, "text_around_json": 0},

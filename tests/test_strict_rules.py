@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.constraints import HARD_IDS, RULE_SETS, check_hard, glossary_terms
+from eval.constraints import HARD_IDS, RULE_SETS, check_hard, explain, glossary_terms
 from eval.strict_rules import (
     check_format_preserve_strict,
     check_layout_break_strict,
@@ -864,3 +864,65 @@ def test_the_bundled_data_runs_under_both_rule_sets(tmp_path):
     strict = json.loads((tmp_path / "strict" / "summary.json").read_text(encoding="utf-8"))
     assert default["hard_pass_rate_strict"] == strict["hard_pass_rate"] == strict["hard_pass_rate_strict"]
     assert (default["hard_pass_rate"]["value"], default["hard_pass_rate_strict"]["value"]) == (0.782468, 0.792208)
+
+
+# --- explanations: every strict failure names its cause ------------------------------------------------
+
+def _failing_cases():
+    cases = []
+    for name, source, prediction, *_ in JSON_FAILS + HTML_FAILS + MARKDOWN_FAILS + PLACEHOLDER_FAILS + URL_FAILS:
+        cases.append(("format_preserve", name, prediction, make_row(source)))
+    cases += [("term_compliance", name, prediction, make_row(constraints=constraints))
+              for name, constraints, prediction, _ in TERM_FAILS]
+    cases += [("social_preserve", name, prediction, make_row(source)) for name, source, prediction, _ in SOCIAL_FAILS]
+    cases += [("layout_break", name, prediction, make_row(source, ["保持原文排版"]))
+              for name, source, prediction, *_ in LAYOUT_FAILS]
+    cases += [("syllable_order", name, prediction, make_row(source, target_lang="zh", duration_s=durations))
+              for name, source, prediction, durations, _ in SYLLABLE_FAILS]
+    cases += [(cid, f"empty-{cid}", "\ufeff ", make_row("你好", ["术语对照：你好→Hello"], duration_s=[1.0, 2.0]))
+              for cid in STRICT_RULES]
+    return cases
+
+
+FAILING_CASES = _failing_cases()
+
+
+@pytest.mark.parametrize("cid, name, prediction, row", FAILING_CASES, ids=[case[1] for case in FAILING_CASES])
+def test_every_strict_failure_is_explained_by_its_rule(cid, name, prediction, row):
+    verdict = STRICT_RULES[cid](prediction, row)
+    assert not verdict.passed
+    reason = explain(cid, verdict.detail, "strict")
+    assert reason.strip() and "\n" not in reason and '"passed"' not in reason, reason
+
+
+@pytest.mark.parametrize("cid, source, prediction, expected", [
+    ("format_preserve", '{"a": 1}', '{"a": 2}', "JSON: a is 2, the source's 1"),
+    ("format_preserve", '<a href="x">链接</a>', '<a href="y">link</a>', "HTML: <a> href='y', source 'x'"),
+    ("format_preserve", "- 一\n- 二\n- 三", "- one\n- two", "Markdown: lost list item 三"),
+    ("format_preserve", "按 `Ctrl+S`", "press `Cmd+S`", "Markdown: code span changed: Ctrl+S"),
+    ("format_preserve", "你好 {name}", "Hello", "placeholders: lost placeholder {name}"),
+    ("format_preserve", "见 https://x.cn/a", "see https://x.cn/b", "URLs: lost URL https://x.cn/a; extra URL https://x.cn/b"),
+    ("layout_break", "一\n  二\n    三", "one\n  two\n  three", "line 3 indented 2 wide for the source's 4: the source indents it deeper"),
+    ("layout_break", "一\n二", "one two", "1 lines for the source's 2"),
+    ("social_preserve", "#原神# 好玩 #原神#", "#原神# fun", "social element short: #原神# (1 of 2)"),
+    ("syllable_order", '{"1": "一", "2": "二"}', '{"1": "好"}', "lost key 2"),
+])
+def test_strict_explanations_name_the_cause(cid, source, prediction, expected):
+    row = make_row(source, ["保持原文排版"], duration_s=[1.0, 2.0] if cid == "syllable_order" else None)
+    verdict = STRICT_RULES[cid](prediction, row)
+    assert not verdict.passed
+    assert expected in explain(cid, verdict.detail, "strict")
+
+
+def test_a_strict_run_reports_the_strict_reasons(tmp_path):
+    import evaluate
+    from conftest import make_row as full_row, write_jsonl
+
+    rows = [full_row("lay", source_text="一\n  二\n    三", constraints=["保持原文排版"], constraint_ids=["layout_break"])]
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "lay", "prediction": "one\n  two\n  three"}])
+    out = tmp_path / "out"
+    assert evaluate.main(["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
+                          "--skip-judge", "--quiet", "--rule-set", "strict"]) == 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| `lay` | line 3 indented 2 wide for the source's 4: the source indents it deeper" in report

@@ -13,6 +13,7 @@ from eval.config import RunConfig
 from eval.insttrans.rules import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.data import DEFAULT_DATA, DEFAULT_DATASET, validate_rows
 from eval.errors import ConfigError
+from eval.insttrans.failures import failure_sections
 from eval.metrics import breakdowns, headline
 from eval.predictions import is_missing
 from eval.prompts import PROMPT_VERSIONS
@@ -120,4 +121,5 @@ INSTTRANS = Benchmark(
     report_markdown=report_markdown,
     console_table=console_table,
     companion_metrics=strict_metrics,
+    failure_sections=failure_sections,
 )

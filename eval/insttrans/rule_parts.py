@@ -64,3 +64,23 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
     if inverted:
         detail["inverted_pairs"] = capped(inverted)
     return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+
+
+# --- explanations: the one-line reasons the rules write for a failing verdict (SPEC §11) -------
+
+
+def not_json(error: str, starts: str | None) -> str:
+    """`prediction is not JSON: Expecting value ...` as `not JSON (Expecting value ...)`."""
+    cause = error.removeprefix("prediction is not JSON: ")
+    text = f"not JSON ({cause})" if cause != error else error
+    return text + (f", prediction starts {starts!r}" if starts else "")
+
+
+def explain_concordance(detail: dict) -> str:
+    """A syllable_order verdict read after its lines (both sets): the error, or the inversions."""
+    if detail.get("error"):
+        return not_json(detail["error"], detail.get("prediction_starts"))
+    counts = ",".join(str(count) for count in detail["counts"])
+    durations = ",".join(f"{value:g}" for value in detail["durations"])
+    return (f"concordance {detail['concordance']:.2f} < {SYLLABLE_CONCORDANCE_MIN}: {detail['inversions']} of "
+            f"{detail['comparable']} pairs inverted (syllables {counts} for durations {durations} s)")

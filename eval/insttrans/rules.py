@@ -1,9 +1,10 @@
 """The ten constraints: one table row per id (`CONSTRAINTS`, at the end) and the hard rules.
 
-A row holds the id's kind, the keywords that find its lines (SPEC §5), its rule (hard) or its
-rubric for the Judge (soft). The rules restate the original scorer's semantics (SPEC §7), lenient
-spots included, so that verdicts on the official release match published numbers; a stricter
-companion rule set stands beside them in `RULE_SETS` without touching them.
+A row holds the id's kind, the keywords that find its lines (SPEC §5), and either its two rules
+(hard: the original and the strict companion of eval/insttrans/strict_rules.py, each with the
+formatter of its one-line failure reason) or its rubric for the Judge (soft). The original rules
+restate the original scorer's semantics (SPEC §7), lenient spots included, so that verdicts on
+the official release match published numbers; the strict set stands beside them in `RULE_SETS`.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Callable
 
-from eval.insttrans.strict_rules import strict_rule_table
-from eval.insttrans.rule_parts import capped, json_type, parse_json, syllable_concordance
+import eval.insttrans.strict_rules as strict
+from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json,
+                                       syllable_concordance)
+from eval.reasons import listed
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -43,6 +46,7 @@ def constraint_line_for(row: dict, constraint_id: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 HardRule = Callable[[str, dict], RuleVerdict]
+Explain = Callable[[dict], str]  # a failing verdict's detail -> one line saying why
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -283,6 +287,47 @@ def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
 
 
+def _explain_json_part(part: dict) -> str:
+    if part.get("error"):
+        return "JSON: " + not_json(part["error"], part.get("prediction_starts"))
+    pieces = []
+    if part.get("missing_paths"):
+        pieces.append(f"missing key {listed(part['missing_paths'])}"
+                      + (f" ({part['n_missing']} in all)" if part["n_missing"] > len(part["missing_paths"]) else ""))
+    if part.get("extra_paths"):
+        pieces.append(f"extra key {listed(part['extra_paths'])}")
+    return "JSON: " + "; ".join(pieces)
+
+
+def _explain_html_part(part: dict) -> str:
+    pieces = []
+    if part.get("missing_tags"):
+        pieces.append(f"lost tag {listed(part['missing_tags'])}")
+    if part.get("extra_tags"):
+        pieces.append(f"extra tag {listed(part['extra_tags'])}")
+    difference = part.get("first_difference")
+    if difference and not pieces:
+        pieces.append(f"tag #{difference['index'] + 1} is {difference['prediction']!s}, "
+                      f"source has {difference['source']!s} (order changed)")
+    if part.get("untranslated_chinese"):
+        pieces.append(f"untranslated Chinese left ({part['cjk_chars']} ideographs, "
+                      f"{100 * part['cjk_share']:.1f}% of the text)")
+    return "HTML: " + "; ".join(pieces)
+
+
+_EXPLAIN_FORMAT_PART = {
+    "json": _explain_json_part,
+    "html": _explain_html_part,
+    "markdown": lambda part: "Markdown: lost " + listed(part["lost"], limit=6),
+    "placeholders": lambda part: "placeholder not kept: " + listed(part["missing"]),
+}
+
+
+def explain_format_preserve(detail: dict) -> str:
+    """The failed parts of a §7.1 verdict, each with what it lost."""
+    return "; ".join(_EXPLAIN_FORMAT_PART[name](detail[name]) for name in detail["failed"])
+
+
 # --- syllable_order (SPEC §7.2) --------------------------------------------------------------
 
 
@@ -365,6 +410,10 @@ def check_term_compliance(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(not missing, detail)
 
 
+def explain_term_compliance(detail: dict) -> str:
+    return "term not found: " + listed(detail["missing"])
+
+
 # --- social_preserve (SPEC §7.4) -------------------------------------------------------------
 
 
@@ -395,6 +444,10 @@ def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
     if not elements:
         detail["note"] = "no social element in the constraint lines"
     return RuleVerdict(not missing, detail)
+
+
+def explain_social_preserve(detail: dict) -> str:
+    return "social element missing: " + listed(detail["missing"])
 
 
 # --- layout_break (SPEC §7.5) ----------------------------------------------------------------
@@ -440,28 +493,62 @@ def check_layout_break(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(not failed, detail)
 
 
+def explain_layout_break(detail: dict) -> str:
+    """What each failed §7.5 feature lost."""
+    pieces = []
+    for feature in detail["failed"]:
+        counts = detail[feature]
+        if feature == "newlines":
+            pieces.append(f"{counts['source']} line breaks in the source, {counts['prediction']} in the prediction")
+        elif feature == "indent":
+            pieces.append("the source starts with whitespace and the prediction does not" if counts["source"]
+                          else "the prediction starts with whitespace and the source does not")
+        else:
+            pieces.append("the source's table (a line with two |) is gone")
+    return "; ".join(pieces)
+
+
 # ---------------------------------------------------------------------------------------------
 # The table: one row per constraint id (SPEC §4, §5, §7, §10)
 # ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Constraint:
-    """Everything the harness knows about one constraint id."""
+    """Everything the harness knows about one constraint id: one row (SPEC §4, §5, §7, §7b, §10).
+
+    A hard id carries its two rules and, beside each, the formatter that turns a failing verdict's
+    detail into the one-line reason the report shows (as inspect_ai's `Score.explanation`, kept
+    out of the detail so that scores.jsonl stays as it is).
+    """
 
     id: str
-    kind: str                               # HARD (a rule decides) or SOFT (the Judge does)
-    keywords: tuple[str, ...] = ()          # §5: the words that mark a line as stating it
-    rule: HardRule | None = None            # hard: the original scorer's rule (§7)
-    rubric: dict[str, str] | None = None    # soft: what it asks and what 1 / 0.5 / 0 mean (§10)
+    kind: str                                 # HARD (a rule decides) or SOFT (the Judge does)
+    keywords: tuple[str, ...] = ()            # §5: the words that mark a line as stating it
+    rule: HardRule | None = None              # hard: the original scorer's rule (§7)
+    explain: Explain | None = None            # hard: why `rule` failed, from its detail
+    strict_rule: HardRule | None = None       # hard: the strict companion rule (§7b)
+    strict_explain: Explain | None = None     # hard: why `strict_rule` failed
+    rubric: dict[str, str] | None = None      # soft: what it asks and what 1 / 0.5 / 0 mean (§10)
+    on_social_rows: bool = False              # the bundled set's social-domain rows may carry it (§3)
 
 
 # In the SPEC's order. format_preserve and syllable_order lines carry no keyword the rules read.
 CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
-    Constraint("format_preserve", HARD, rule=check_format_preserve),
-    Constraint("syllable_order", HARD, rule=check_syllable_order),
-    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance),
-    Constraint("social_preserve", HARD, ("社交元素",), rule=check_social_preserve),
-    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break),
+    Constraint("format_preserve", HARD, rule=check_format_preserve, explain=explain_format_preserve,
+               strict_rule=strict.check_format_preserve_strict, strict_explain=strict.explain_format_preserve_strict,
+               on_social_rows=True),
+    Constraint("syllable_order", HARD, rule=check_syllable_order, explain=explain_concordance,
+               strict_rule=strict.check_syllable_order_strict, strict_explain=strict.explain_syllable_order_strict),
+    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance,
+               explain=explain_term_compliance,
+               # the strict rule reads the terms with the same §5 reader as the original's
+               strict_rule=partial(strict.check_term_compliance_strict, glossary_terms=glossary_terms),
+               strict_explain=strict.explain_term_compliance_strict, on_social_rows=True),
+    Constraint("social_preserve", HARD, ("社交元素",), rule=check_social_preserve, explain=explain_social_preserve,
+               strict_rule=strict.check_social_preserve_strict, strict_explain=strict.explain_social_preserve_strict,
+               on_social_rows=True),
+    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break, explain=explain_layout_break,
+               strict_rule=strict.check_layout_break_strict, strict_explain=strict.explain_layout_break_strict),
     Constraint("style_consistency", SOFT, ("语体", "风格"), rubric={
         "subject": "the register (casual, neutral or formal) the requirement asks for",
         "1": "the whole translation is written in the requested register, from the first sentence to the last",
@@ -496,14 +583,24 @@ CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
 CONSTRAINT_KINDS: dict[str, str] = {cid: c.kind for cid, c in CONSTRAINTS.items()}
 HARD_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == HARD)
 SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
+SOCIAL_ONLY_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.on_social_rows)  # bundled convention (§3)
 
-# The registry: rule set -> hard id -> rule. "original" is the table's own rules; a stricter set
-# stands beside it under another name (SPEC §7b) and never replaces it.
+# The registry: rule set -> hard id -> rule, read off the table. "original" is the protocol's; the
+# strict set stands beside it (SPEC §7b) and never replaces it.
 RULE_SETS: dict[str, dict[str, HardRule]] = {
     "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
-    "strict": strict_rule_table(glossary_terms),  # SPEC §7b, with the same glossary reader
+    "strict": {cid: c.strict_rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+}
+EXPLANATIONS: dict[str, dict[str, Explain]] = {
+    "original": {cid: c.explain for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+    "strict": {cid: c.strict_explain for cid, c in CONSTRAINTS.items() if c.kind == HARD},
 }
 DEFAULT_RULE_SET = "original"
+
+
+def explain(constraint_id: str, detail: dict, rule_set: str = DEFAULT_RULE_SET) -> str:
+    """The one-line reason a hard rule of `rule_set` failed, written by the rule's own formatter."""
+    return EXPLANATIONS[rule_set][constraint_id](detail)
 
 
 def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = DEFAULT_RULE_SET) -> RuleVerdict:

@@ -6,8 +6,9 @@ do not decide a verdict) and fail a prediction that is empty after it. Each verd
 what decided it: the JSON path and value, the tag and attribute, the lost list item, the
 placeholder, the URL, the social element, the line whose indentation moved.
 
-eval/constraints.py registers these rules in its `RULE_SETS` through `strict_rule_table`, handing
-in its glossary reader, so this module never imports it.
+Each rule has its explainer beside it, which turns a failing detail into the one-line reason the
+report shows. eval/insttrans/rules.py puts both into the constraint table (handing the strict
+term rule its glossary reader), so this module never imports it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from collections import Counter
 from functools import lru_cache, partial
 from typing import Callable
 
-from eval.insttrans.rule_parts import capped, json_type, parse_json, syllable_concordance
+from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json,
+                                       syllable_concordance)
+from eval.reasons import listed
 from eval.types import RuleVerdict
 
 
@@ -590,6 +593,105 @@ def check_format_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
 
 
+_EMPTY_REASON = "empty after normalisation"
+
+
+def _lost_extra(part: dict, what: str) -> str:
+    pieces = []
+    if part.get("missing") or part.get("lost"):
+        pieces.append(f"lost {what} {listed(part.get('missing') or part.get('lost'))}")
+    if part.get("extra"):
+        pieces.append(f"extra {what} {listed(part['extra'])}")
+    return "; ".join(pieces)
+
+
+def _explain_html(part: dict) -> str:
+    pieces = []
+    if part.get("missing_tags"):
+        pieces.append(f"lost tag {listed(part['missing_tags'])}")
+    if part.get("extra_tags"):
+        pieces.append(f"extra tag {listed(part['extra_tags'])}")
+    if part.get("first_difference") and not pieces:
+        difference = part["first_difference"]
+        pieces.append(f"tag #{difference['index'] + 1} is {difference['prediction']}, source has "
+                      f"{difference['source']} (order changed)")
+    for problem in part.get("attributes", ())[:2]:
+        if "attribute" in problem:
+            pieces.append(f"{problem['tag']} {problem['attribute']}={problem['prediction']!r}, "
+                          f"source {problem['source']!r}")
+        else:
+            lost, extra = problem.get("missing_attributes"), problem.get("extra_attributes")
+            pieces.append(f"{problem['tag']}" + (f" lost {listed(lost)}" if lost else "")
+                          + (f" added {listed(extra)}" if extra else ""))
+    more = part.get("n_attribute_problems", 0) - min(2, len(part.get("attributes", ())))
+    return "HTML: " + "; ".join(pieces) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _explain_markdown(part: dict) -> str:
+    if part.get("exceeds_source"):
+        exceeded = part["exceeds_source"]
+        return f"Markdown: more {exceeded['what'].replace('_', ' ')} than the source's {exceeded['source']}"
+    pieces = []
+    if part.get("lost_list_items"):
+        pieces.append(f"lost list item {listed(part['lost_list_items'], limit=2)}")
+    elif part.get("lost_blocks"):
+        pieces.append(f"lost {listed(part['lost_blocks'], limit=3)}")
+    if part.get("extra_blocks"):
+        pieces.append(f"extra {listed(part['extra_blocks'], limit=3)}")
+    if part.get("blocks_reordered"):
+        pieces.append("blocks reordered")
+    spans = part.get("code_spans")
+    if spans:
+        if "source" in spans:
+            pieces.append(f"{spans['prediction']} code spans for the source's {spans['source']}")
+        if spans.get("lost"):
+            pieces.append(f"code span changed: {listed(spans['lost'], limit=2)}")
+    for key, what in (("links", "link target"), ("images", "image target")):
+        if part.get(key):
+            pieces.append(_lost_extra(part[key], what))
+    for key, what in (("strong", "bold"), ("emphasis", "italic")):
+        if part.get(key):
+            pieces.append(f"{part[key]['prediction']} {what} for the source's {part[key]['source']}")
+    return "Markdown: " + "; ".join(pieces)
+
+
+def _explain_json(part: dict) -> str:
+    if part.get("error"):
+        return "JSON: " + not_json(part["error"], part.get("prediction_starts"))
+    pieces = [_explain_json_difference(difference) for difference in part["differences"][:2]]
+    more = part["n_differences"] - len(pieces)
+    return "JSON: " + "; ".join(pieces) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _explain_json_difference(difference: dict) -> str:
+    where, problem = difference["path"], difference["problem"]
+    if problem == "type":
+        return f"{where} is a {difference['prediction']}, the source's a {difference['source']}"
+    if problem == "keys":
+        return f"{where} keys differ: " + _lost_extra(difference, "key")
+    if problem == "length":
+        return f"{where} has {difference['prediction']} items for the source's {difference['source']}"
+    if problem == "value":
+        return f"{where} is {difference['prediction']!r}, the source's {difference['source']!r}"
+    return f"{where} " + _EXPLAIN_PART[problem](difference)  # an inline part of a string value
+
+
+_EXPLAIN_PART = {
+    "json": _explain_json,
+    "html": _explain_html,
+    "markdown": _explain_markdown,
+    "placeholders": lambda part: "placeholders: " + _lost_extra(part, "placeholder"),
+    "urls": lambda part: "URLs: " + _lost_extra(part, "URL"),
+}
+
+
+def explain_format_preserve_strict(detail: dict) -> str:
+    """The failed parts of a §7b format_preserve verdict, each with what changed."""
+    if detail["failed"] == ["empty"]:
+        return _EMPTY_REASON
+    return "; ".join(_EXPLAIN_PART[name](detail[name]) for name in detail["failed"])
+
+
 # --- term_compliance (SPEC §7b) ------------------------------------------------------------------
 
 def check_term_compliance_strict(prediction: str, row: dict, glossary_terms: Callable[[dict], list[str]]) -> RuleVerdict:
@@ -605,6 +707,12 @@ def check_term_compliance_strict(prediction: str, row: dict, glossary_terms: Cal
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"
     return RuleVerdict(not missing, detail)
+
+
+def explain_term_compliance_strict(detail: dict) -> str:
+    if detail.get("error"):
+        return _EMPTY_REASON
+    return "term not found (NFC substring): " + listed(detail["missing"])
 
 
 # --- social_preserve (SPEC §7b) -------------------------------------------------------------------
@@ -662,6 +770,13 @@ def check_social_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
     if not source_elements:
         detail["note"] = "no social element in the source text"
     return RuleVerdict(not missing, detail)
+
+
+def explain_social_preserve_strict(detail: dict) -> str:
+    if detail.get("error"):
+        return _EMPTY_REASON
+    return "social element short: " + listed(f"{item['element']} ({item['prediction']} of {item['source']})"
+                                             for item in detail["missing"])
 
 
 # --- layout_break (SPEC §7b) ----------------------------------------------------------------------
@@ -749,6 +864,30 @@ def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
     return RuleVerdict(not failed, detail)
 
 
+def _explain_line(problem: dict) -> str:
+    where = f"line {problem['line']}"
+    if problem["problem"] == "blank":
+        return f"{where} is blank in the {'source' if problem['source_blank'] else 'prediction'} only"
+    if problem["problem"] == "indent":
+        return (f"{where} indented {indent_width(problem['prediction'])} wide for the source's "
+                f"{indent_width(problem['source'])}: {problem['reason']}")
+    mark = "|" if problem["problem"] == "bars" else "tabs"
+    return f"{where} has {problem['prediction']} {mark} for the source's {problem['source']}"
+
+
+def explain_layout_break_strict(detail: dict) -> str:
+    """The line count, then the first line problems, of a §7b layout_break verdict."""
+    if detail["failed"] == ["empty"]:
+        return _EMPTY_REASON
+    pieces = []
+    if "line_count" in detail["failed"]:
+        pieces.append(f"{detail['prediction_lines']} lines for the source's {detail['source_lines']}")
+    lines = detail.get("lines", [])
+    pieces += [_explain_line(problem) for problem in lines[:2]]
+    more = detail.get("n_line_problems", 0) - min(2, len(lines))
+    return "; ".join(pieces) + (f" (+{more} more)" if more > 0 else "")
+
+
 # --- syllable_order (SPEC §7b, counts by §8) -------------------------------------------------------
 
 
@@ -792,14 +931,9 @@ def check_syllable_order_strict(prediction: str, row: dict) -> RuleVerdict:
     return syllable_concordance(lines, durations, row["target_lang"])
 
 
-def strict_rule_table(glossary_terms: Callable[[dict], list[str]]) -> dict[str, Callable[[str, dict], RuleVerdict]]:
-    """Hard id -> strict rule, for eval/constraints.py's `RULE_SETS`. The glossary reader is passed
-    in rather than imported, so that the terms come from the same §5 reader as the original's and
-    the two modules import in one direction only."""
-    return {
-        "format_preserve": check_format_preserve_strict,
-        "syllable_order": check_syllable_order_strict,
-        "term_compliance": partial(check_term_compliance_strict, glossary_terms=glossary_terms),
-        "social_preserve": check_social_preserve_strict,
-        "layout_break": check_layout_break_strict,
-    }
+def explain_syllable_order_strict(detail: dict) -> str:
+    """Why the lines could not be read (with the keys or counts that differ), or the inversions."""
+    if detail.get("error") and detail.get("missing_keys") is not None:
+        return "keys differ from the source's: " + _lost_extra({"missing": detail["missing_keys"],
+                                                                "extra": detail["extra_keys"]}, "key")
+    return explain_concordance(detail)

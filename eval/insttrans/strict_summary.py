@@ -7,9 +7,10 @@ add fields and change none: every score and every formal field stays the origina
 
 from __future__ import annotations
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS
+from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS, explain
 from eval.metrics import headline
 from eval.predictions import is_missing
+from eval.reasons import cut
 from eval.types import RuleVerdict
 
 STRICT = "strict"
@@ -73,30 +74,9 @@ def add_strict_to_summary(summary: dict, strict: dict) -> None:
             summary["by_constraint"][cid]["pass_rate_strict"] = rate
 
 
-def _reason(detail: dict) -> str:
-    """One line from a failing verdict's detail: the failed parts (format_preserve) or the keys
-    that say what failed, compact JSON, cut at 160 characters."""
-    import json
-
-    if "failed" in detail and "parts" in detail:
-        pieces = []
-        for part in detail["failed"]:
-            facts = {key: value for key, value in detail.get(part, {}).items()
-                     if key not in ("passed", "source_tags", "prediction_tags", "source_blocks", "source",
-                                    "source_features", "key_paths", "values_compared")}
-            pieces.append(f"{part}: {json.dumps(facts, ensure_ascii=False)}")
-        text = "; ".join(pieces) or json.dumps(detail, ensure_ascii=False)
-    else:
-        facts = {key: value for key, value in detail.items()
-                 if key in ("error", "missing", "missing_keys", "extra_keys", "failed", "lines", "newlines",
-                            "indent", "table", "concordance", "inverted_pairs", "line")}
-        text = json.dumps(facts or detail, ensure_ascii=False)
-    return text if len(text) <= 160 else text[:159] + "…"
-
-
 def rule_set_disagreements(rows: list[dict], predictions: dict[str, str | None]) -> list[dict]:
     """Every (instance, hard id) where the original and the strict rules disagree, in data order:
-    {case_id, id, original, strict, reason} with the failing side's reason (the
+    {case_id, id, original, strict, reason} with the reason the failing side's rule writes (the
     differential check; docs/strict-rules.md lists it for the bundled example predictions)."""
     original_rules, strict_rules = RULE_SETS["original"], RULE_SETS[STRICT]
     found = []
@@ -107,7 +87,7 @@ def rule_set_disagreements(rows: list[dict], predictions: dict[str, str | None])
         for cid in dict.fromkeys(c for c in row["constraint_ids"] if CONSTRAINT_KINDS[c] == HARD):
             original, strict = original_rules[cid](prediction, row), strict_rules[cid](prediction, row)
             if original.passed != strict.passed:
-                failing = strict if original.passed else original
+                failing_set, failing = (STRICT, strict) if original.passed else ("original", original)
                 found.append({"case_id": row["case_id"], "id": cid, "original": original.passed,
-                              "strict": strict.passed, "reason": _reason(failing.detail)})
+                              "strict": strict.passed, "reason": cut(explain(cid, failing.detail, failing_set))})
     return found

@@ -16,6 +16,7 @@ from eval.insttrans.rules import DEFAULT_RULE_SET
 from eval.errors import ConfigError
 from eval.metrics import headline
 from eval.predictions import is_missing
+from eval.sandglass.failures import failure_sections
 from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables, quality_gap,
                                     score_item, syllable_reward)
 from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
@@ -101,6 +102,7 @@ SANDGLASS = Benchmark(
     metrics=metrics,
     report_markdown=report_markdown,
     console_table=console_table,
+    failure_sections=failure_sections,
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
