@@ -16,8 +16,8 @@ from functools import lru_cache, partial
 from typing import Callable
 
 import eval.insttrans.strict_rules as strict
-from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json,
-                                       syllable_concordance)
+from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, prediction_json, short,
+                                       source_json, syllable_concordance)
 from eval.reasons import listed
 from eval.types import RuleVerdict
 
@@ -49,9 +49,8 @@ HardRule = Callable[[str, dict], RuleVerdict]
 Explain = Callable[[dict], str]  # a failing verdict's detail -> one line saying why
 
 
-def _short(text: str, limit: int = 40) -> str:
-    """A snippet for a detail: enough to recognise a tag or a prefix, never a full text."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _short(text: str) -> str:
+    return short(text, 40)
 
 
 # --- format_preserve (SPEC §7.1) -------------------------------------------------------------
@@ -166,20 +165,10 @@ def markdown_has(feature: str, text: str) -> bool:
     return MARKDOWN_FEATURES[feature].search(text) is not None
 
 
-def _source_json(source_text: str):
-    """The parsed source when the JSON part is triggered (§7.1), else None."""
-    stripped = source_text.strip()
-    if not stripped.startswith(("{", "[")):
-        return None
-    value, error = parse_json(stripped)
-    return None if error else (value,)
-
-
 def _check_json_part(prediction: str, source_value) -> dict:
-    value, error = parse_json(prediction.strip())
-    if error:
-        return {"passed": False, "error": f"prediction is not JSON: {error}",
-                "prediction_starts": _short(prediction.strip(), 20)}
+    value, problem = prediction_json(prediction.strip())
+    if problem:
+        return {"passed": False, **problem}
     source_paths, prediction_paths = json_key_paths(source_value), json_key_paths(value)
     missing = sorted(source_paths - prediction_paths)
     extra = sorted(prediction_paths - source_paths)
@@ -274,7 +263,7 @@ def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
     """
     source_text = row["source_text"]
     parts: dict[str, dict] = {}
-    source_value = _source_json(source_text)
+    source_value = source_json(source_text)
     if source_value is not None:
         parts["json"] = _check_json_part(prediction, source_value[0])
     if HTML_TAG.search(_through_last_gt(source_text)):
@@ -340,10 +329,9 @@ def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
     durations = row.get("duration_s") or []
     if not durations:
         return RuleVerdict(True, {"note": "no durations"})
-    value, error = parse_json(prediction)
-    if error:
-        return RuleVerdict(False, {"error": f"prediction is not JSON: {error}",
-                                   "prediction_starts": _short(prediction.strip(), 20)})
+    value, problem = prediction_json(prediction)
+    if problem:
+        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
     if not isinstance(value, dict):
         return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, "
                                             "not an object"})

@@ -17,18 +17,18 @@ import html
 import re
 import unicodedata
 from collections import Counter
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Callable
 
-from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json,
-                                       syllable_concordance)
+from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json, prediction_json,
+                                       short, source_json, syllable_concordance)
 from eval.reasons import listed
 from eval.types import RuleVerdict
 
 
 
 def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short(text, limit)
 
 
 # --- shared normalisation (SPEC §7b) ----------------------------------------------------------
@@ -509,16 +509,6 @@ def inline_structure_parts(source: str, prediction: str) -> dict[str, dict]:
     return {name: part for name, part in parts.items() if part is not None}
 
 
-def _source_json_container(source_text: str):
-    """(value,) when the source, stripped, starts with `{` or `[` and parses to an object or an
-    array (§7b); else None."""
-    stripped = source_text.strip()
-    if not stripped.startswith(("{", "[")):
-        return None
-    value, error = parse_json(stripped)
-    return (value,) if error is None and isinstance(value, (dict, list)) else None
-
-
 def _json_path(prefix: str, key) -> str:
     if isinstance(key, int):
         return f"{prefix}[{key}]"
@@ -566,9 +556,9 @@ def compare_json_structure(source_value, prediction_value) -> tuple[list[dict], 
 
 
 def _check_json_part(prediction: str, source_value) -> dict:
-    value, error = parse_json(prediction)
-    if error:
-        return {"passed": False, "error": f"prediction is not JSON: {error}", "prediction_starts": _short(prediction, 20)}
+    value, problem = prediction_json(prediction)
+    if problem:
+        return {"passed": False, **problem}
     differences, compared = compare_json_structure(source_value, value)
     detail: dict = {"passed": not differences, "values_compared": compared}
     if differences:
@@ -584,9 +574,9 @@ def check_format_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
     if not prediction:
         return RuleVerdict(False, {"parts": [], "failed": ["empty"], **_EMPTY_AFTER_NORMALISATION})
     source_text = row["source_text"]
-    source_json = _source_json_container(source_text)
-    if source_json is not None:
-        parts = {"json": _check_json_part(prediction, source_json[0])}
+    source_value = source_json(source_text)
+    if source_value is not None:
+        parts = {"json": _check_json_part(prediction, source_value[0])}
     else:
         parts = inline_structure_parts(source_text, prediction)
     failed = [name for name, part in parts.items() if not part["passed"]]
@@ -895,9 +885,9 @@ def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
     """(lines, {}) or (None, the detail of why there are none), per §7b."""
     source_value, error = parse_json(row["source_text"].strip())
     if error is None and isinstance(source_value, dict) and all(isinstance(v, str) for v in source_value.values()):
-        value, error = parse_json(prediction)
-        if error:
-            return None, {"error": f"prediction is not JSON: {error}", "prediction_starts": _short(prediction, 20)}
+        value, problem = prediction_json(prediction)
+        if problem:
+            return None, problem
         if not isinstance(value, dict):
             return None, {"error": f"prediction is a JSON {json_type(value)}, not an object"}
         missing = [key for key in source_value if key not in value]
