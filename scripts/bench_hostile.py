@@ -63,12 +63,16 @@ _LOADERS = ("_cmu_syllables", "_tagger")
 def clear_text_caches() -> None:
     """Empty the counter's per-text and per-word caches (not its loaders), so that a repeated
     measurement counts again instead of reading the cache."""
+    import importlib
+    import pkgutil
+
     import eval.syllable as syllable
 
-    for name in dir(syllable):
-        function = getattr(syllable, name)
-        if hasattr(function, "cache_clear") and name not in _LOADERS:
-            function.cache_clear()
+    for info in pkgutil.iter_modules(syllable.__path__):
+        module = importlib.import_module(f"eval.syllable.{info.name}")
+        for name, function in vars(module).items():
+            if hasattr(function, "cache_clear") and name not in _LOADERS:
+                function.cache_clear()
 
 
 def time_row(row: dict, prediction: str) -> dict[str, float]:

@@ -323,7 +323,7 @@ def explain_format_preserve(detail: dict) -> str:
 def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
     """SPEC §7.2: longer-shown lines must not get fewer syllables (pairwise, concordance ≥ 0.9).
 
-    Counts come from eval/syllable.py in the target language (§8), imported here so the other
+    Counts come from eval/syllable/ in the target language (§8), imported here so the other
     rules work without it.
     """
     durations = row.get("duration_s") or []
