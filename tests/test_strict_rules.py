@@ -321,6 +321,8 @@ MARKDOWN_FAILS = [
       "extra_blocks": ["table row of 1 cells", "table row of 1 cells"]}),
     ("quote_lost", "> 引用的话\n\n正文", "quoted words\n\nbody", {"lost_blocks": ["block quote"]}),
     ("heading_added", "- 一", "# List\n- one", {"extra_blocks": ["heading h1"]}),
+    ("nested_list_flattened", "- 一\n  - 二", "- one\n- two",
+     {"lost_blocks": ["bullet list item (depth 2)"], "extra_blocks": ["bullet list item"]}),
     ("blocks_reordered", "# 标题\n> 引用", "> Quote\n# Title", {"blocks_reordered": True}),
 ]
 
@@ -533,6 +535,7 @@ SOCIAL_PASSES = [
     ("punctuation_ends_a_mention", "@米哈游，新角色呢", [], "@米哈游, where is the new character"),
     ("no_element_in_source", "普通评论", [], "a plain comment"),
     ("heading_hash_is_no_hashtag", "# 标题", [], "Title"),
+    ("lone_at_is_no_mention", "邮箱里的 @ 符号", [], "the at sign in the address"),
 ]
 
 SOCIAL_FAILS = [
@@ -569,6 +572,7 @@ def test_social_preserve_fails(name, source, prediction, missing):
     ("[doge][笑哭][" + "x" * 21 + "]", ["[doge]", "[笑哭]"]),
     ("[链接](https://x.cn)", []),
     ("@a_b @米哈游！@" + "x" * 35, ["@a_b", "@米哈游", "@" + "x" * 30]),
+    ("@ 和 @，以及 @@", []),                                  # an @ with nothing after it is no mention
 ])
 def test_social_element_patterns(text, elements):
     assert sorted(social_elements_in(text).elements()) == sorted(elements)
