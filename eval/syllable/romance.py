@@ -103,6 +103,7 @@ def _romanian_word(word: str) -> int:
 
 _FR_UNITS = ("eau", "œu", "oeu", "aie", "ai", "aî", "ei", "au", "ou", "oû", "où", "oi", "oî", "eu", "eû", "œ",
              "ue", "ui", "ee", "oo")
+_FR_UNIT = re.compile("|".join(map(re.escape, _FR_UNITS)))
 _FR_PRONOUNCED_ENT = frozenset("""
 moment comment parent souvent accident argent client content patient présent président récent
 talent urgent agent absent différent évident excellent intelligent innocent serpent silent
@@ -145,10 +146,9 @@ def _french_word(word: str) -> int:
         if c not in vowels:
             i += 1
             continue
-        for unit in _FR_UNITS:
-            if w.startswith(unit, i):
-                i += len(unit)
-                break
+        unit = _FR_UNIT.match(w, i)  # the first of _FR_UNITS, in order, that starts at i
+        if unit:
+            i = unit.end()
         else:
             glide = c in "iuy" or (c == "o" and w.startswith("ou", i))
             nxt = w[i + 1] if i + 1 < len(w) else ""
