@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval.judge_client import REASONING_EFFORTS
 from eval.predict import (DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S, ENDPOINT_CHOICES,
                           Interrupted, build_settings, run_predict, summary_line)

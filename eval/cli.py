@@ -1,19 +1,17 @@
 """The command-line edge of every script: flags in argument groups, the frozen RunConfig built
-from them once, and the one place where an error becomes a message and an exit status."""
+from them once; errors become messages and exit statuses in eval/exits.py, re-exported here."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-import signal
-import sqlite3
-import sys
 from pathlib import Path
-from typing import Callable
 
 from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
 from eval.config import DataSource, RunConfig
-from eval.errors import ConfigError, HarnessError
+from eval.errors import ConfigError
+from eval.exits import Terminated, run_cli  # noqa: F401  (the scripts' edge, re-exported)
 
 BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub id
 
@@ -41,7 +39,7 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     """The "Judge" argument group; the endpoint and key come from the environment."""
-    from eval import judge_client as jc
+    from eval import config as defaults
 
     group = parser.add_argument_group(
         "Judge", "LLM Judge for soft constraints and quality. Set JUDGE_API_BASE "
@@ -52,27 +50,33 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
                             "others /chat/completions (default: gpt-5.6-sol; Sandglass: gemini-2.5-flash)")
     group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
-                       default=jc.DEFAULT_CONCURRENCY, metavar="N",
+                       default=defaults.DEFAULT_CONCURRENCY, metavar="N",
                        help="requests in flight at once (default: %(default)s)")
-    group.add_argument("--judge-reasoning-effort", default="none", choices=jc.REASONING_EFFORTS,
+    group.add_argument("--judge-reasoning-effort", default="none", choices=defaults.REASONING_EFFORTS,
                        help="reasoning effort sent to /responses models (default: %(default)s)")
-    group.add_argument("--judge-max-retries", type=int, default=jc.DEFAULT_MAX_RETRIES, metavar="N",
+    group.add_argument("--judge-max-retries", type=int, default=defaults.DEFAULT_MAX_RETRIES, metavar="N",
                        help="retries of a request after a transient failure (default: %(default)s)")
-    group.add_argument("--judge-timeout", type=float, default=jc.DEFAULT_TIMEOUT_S, metavar="SECONDS",
+    group.add_argument("--judge-timeout", type=float, default=defaults.DEFAULT_TIMEOUT_S, metavar="SECONDS",
                        help="timeout of one HTTP request (default: %(default)s; raise it behind a gateway "
                             "that holds over-limit requests longer)")
-    group.add_argument("--judge-deadline", type=float, default=jc.DEFAULT_DEADLINE_S, metavar="SECONDS",
+    group.add_argument("--judge-deadline", type=float, default=defaults.DEFAULT_DEADLINE_S, metavar="SECONDS",
                        help="how long the provider may fail every request before the run aborts "
                             "(default: %(default)s)")
-    group.add_argument("--judge-backoff", type=float, default=jc.DEFAULT_BACKOFF_S, metavar="SECONDS",
+    group.add_argument("--judge-backoff", type=float, default=defaults.DEFAULT_BACKOFF_S, metavar="SECONDS",
                        help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
+    group.add_argument("--judge-repairs", type=int, default=defaults.DEFAULT_REPAIRS, metavar="N", choices=(0, 1),
+                       help="repair turns after an invalid verdict: 1 asks the Judge once more, 0 aborts at once "
+                            "as the original release did (default: %(default)s)")
+    group.add_argument("--judge-structured", nargs="?", const="json_schema", default=False,
+                       choices=("json_schema", "json_object"), metavar="FORM",
+                       help="ask for the verdict's JSON schema (response_format / text.format), for engines "
+                            "that enforce it (OpenAI, vLLM, SGLang, llama.cpp, Ollama); FORM json_object is "
+                            "llama-cpp-python's spelling on chat (default form: json_schema)")
     group.add_argument("--judge-cache", dest="judge_cache", type=Path, default=None, metavar="PATH",
                        help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
 
 
 def evaluate_parser() -> argparse.ArgumentParser:
-    from eval.insttrans.rules import DEFAULT_RULE_SET, RULE_SETS
-
     parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")
     io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
@@ -80,9 +84,12 @@ def evaluate_parser() -> argparse.ArgumentParser:
     io.add_argument("--case-ids", type=Path, default=None, metavar="FILE",
                     help="score exactly the case_ids listed in FILE, one per line (never formal)")
     io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
+    io.add_argument("--log-samples", action="store_true",
+                    help="scores.jsonl rows also carry the prediction and the model input (off by default)")
     add_data_arguments(parser)
     rules = parser.add_argument_group("Rules")
-    rules.add_argument("--rule-set", choices=sorted(RULE_SETS), default=DEFAULT_RULE_SET,
+    rule_sets = sorted({name for bench in BENCHMARKS.values() for name in bench.options.get("rule_set", ())})
+    rules.add_argument("--rule-set", choices=rule_sets, default=None,
                        help="hard-rule semantics (default: the original scorer's)")
     add_judge_arguments(parser)
     return parser
@@ -112,7 +119,7 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
 
 def judge_settings_from_args(args: argparse.Namespace, default_model: str):
     """JudgeSettings from the flags and JUDGE_API_BASE / JUDGE_API_KEY; checked before any work."""
-    from eval.judge_client import JudgeSettings
+    from eval.config import JudgeSettings
     from eval.provider import check_api_endpoint
 
     model = default_model if args.judge_model is None else args.judge_model
@@ -137,7 +144,8 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
                          concurrency=args.judge_concurrency,
                          reasoning_effort=args.judge_reasoning_effort,
                          max_retries=args.judge_max_retries, timeout=args.judge_timeout,
-                         backoff=args.judge_backoff, deadline=args.judge_deadline)
+                         backoff=args.judge_backoff, deadline=args.judge_deadline,
+                         repairs=args.judge_repairs, structured=args.judge_structured)
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
@@ -147,56 +155,6 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     if not args.skip_judge:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
-                     limit=args.limit, case_ids=args.case_ids, rule_set=args.rule_set, judge=judge,
-                     judge_cache=args.judge_cache, quiet=args.quiet)
-
-
-# ---------------------------------------------------------------------------------------------
-# The error edge
-# ---------------------------------------------------------------------------------------------
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived: stop like Ctrl-C (SPEC §11), exiting 128 + the signal number."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, frame) -> None:
-    raise Terminated(signum)
-
-
-def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
-    """Run a script's main; a HarnessError becomes one clear message and its exit status."""
-    previous = {}
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        try:
-            previous[signum] = signal.signal(signum, _raise_terminated)
-        except ValueError:  # not the main thread (a test calling main directly): leave the handler alone
-            pass
-    try:
-        return main(argv)
-    except HarnessError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.exit_status
-    except OSError as error:  # an output path that is a directory, a full disk, a locked cache
-        where = f" {error.filename}" if error.filename else ""
-        print(f"error: cannot write or read{where}: {error.strerror or error}\n"
-              "  hint: check --output-dir, --output and --judge-cache", file=sys.stderr)
-        return 2
-    except sqlite3.Error as error:
-        print(f"error: the Judge cache cannot be used ({type(error).__name__}: {error})\n"
-              "  hint: point --judge-cache at a new file, or delete the broken one", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
-        return 130
-    except Terminated as stop:
-        name = signal.Signals(stop.signum).name
-        print(f"stopped by {name}: no result was written (Judge verdicts received so far stay in the cache)",
-              file=sys.stderr)
-        return 128 + stop.signum
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+                     limit=args.limit, case_ids=args.case_ids, judge=judge,
+                     options={} if args.rule_set is None else {"rule_set": args.rule_set},
+                     judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples)

@@ -2,7 +2,8 @@
 
     python -m eval.compare RUN_A RUN_B [RUN_C ...] [--json PATH] [--seed N] [--resamples N] [--force]
 
-A RUN is an output directory of evaluate.py (either benchmark). Instances are paired by case_id;
+A RUN is an output directory of evaluate.py (any benchmark: each declares the per-unit values of
+its metrics, `Benchmark.compare_units`, and compare only resamples them). Instances are paired by case_id;
 every metric is a weighted mean over paired units, so one bootstrap weight matrix and one sign
 matrix serve every metric at once (sacreBLEU's paired bootstrap and `--paired-ar`, vectorised).
 With more than two runs each is compared with the first.
@@ -16,33 +17,17 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eval.errors import HarnessError
+from eval.benchmark import Benchmark
+from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
+from eval.errors import CompareError
+from eval.pairing import UnitValues  # noqa: F401  (part of this module's interface)
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
 SIGNIFICANCE = 0.05
 _CHUNK = 500  # resamples per matrix product: keeps memory at CHUNK x n
 
-# Metrics where a smaller value is better (the table says so beside the delta).
-LOWER_IS_BETTER = {"mean_abs_dev"}
-INSTTRANS_HEADLINE = ("if_score", "quality", "hard_pass_rate")
-SANDGLASS_ITEM_METRICS = {  # card metric -> value of one scored item
-    "score": lambda item: item["score"],
-    "syllable_reward": lambda item: item["syllable_reward"],
-    "quality": lambda item: item["quality"],
-    "mean_abs_dev": lambda item: item["dev"],  # the rounded per-item dev, as the summary averages it
-    "pm1": lambda item: item["hit_pm1"],
-    "dev_le_5": lambda item: item["hit_strict5"],
-    "dev_le_10": lambda item: item["hit_10"],
-    "dev_le_20": lambda item: item["hit_20"],
-}
-SANDGLASS_LINE_METRICS = ("slope", "q_gap_short", "q_gap_long")
-SANDGLASS_KINDS = ("short", "natural", "long")
 JUDGE_KEYS = {"judge", "host", "endpoint"}
-
-
-class CompareError(HarnessError):
-    """Runs that cannot be compared: unreadable, not paired, or differently configured (SPEC §12)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -60,12 +45,20 @@ class Run:
 
     @property
     def benchmark(self) -> str:
-        return self.summary.get("benchmark") or "insttrans"
+        """The benchmark's name; a summary of an older harness, without one, is the default's."""
+        return self.summary.get("benchmark") or DEFAULT_BENCHMARK
+
+    @property
+    def bench(self) -> Benchmark:
+        try:
+            return get_benchmark(self.benchmark)
+        except ValueError as error:
+            raise CompareError(f"{self.path}: {error}", "compare runs of a benchmark this harness knows") from None
 
 
 def load_run(path: Path, name: str | None = None) -> Run:
     """Read summary.json and scores.jsonl of a run directory; a missing or broken file is a
-    CompareError naming it."""
+    CompareError naming it (never a traceback: exit 2 at the edge)."""
     path = Path(path)
     summary_path, scores_path = path / "summary.json", path / "scores.jsonl"
     for needed in (summary_path, scores_path):
@@ -74,15 +67,29 @@ def load_run(path: Path, name: str | None = None) -> Run:
                                "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
     try:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        check_summary(summary)
         scores: dict[str, dict] = {}
         for number, line in enumerate(scores_path.read_text(encoding="utf-8").split("\n"), 1):
             if line.strip():
                 row = json.loads(line)
+                if not isinstance(row, dict) or not isinstance(row.get("case_id"), str):
+                    raise ValueError(f"scores.jsonl line {number} is not a score row with a case_id")
                 scores[row["case_id"]] = row
     except (ValueError, KeyError, TypeError) as error:
         raise CompareError(f"{path}: cannot read the run ({type(error).__name__}: {error})",
                            "rerun evaluate.py into this directory") from None
     return Run(path, name or path.name, summary, scores)
+
+
+def check_summary(summary: object) -> None:
+    """ValueError unless `summary` has what every comparison reads: the signature and the data's
+    SHA-256 (a summary.json that is valid JSON but not a run's summary)."""
+    if not isinstance(summary, dict):
+        raise ValueError(f"summary.json holds {type(summary).__name__}, not an object")
+    if not isinstance(summary.get("signature"), str):
+        raise ValueError("summary.json has no signature")
+    if not isinstance(summary.get("data"), dict) or not isinstance(summary["data"].get("sha256"), str):
+        raise ValueError("summary.json has no data.sha256")
 
 
 def run_names(paths: list[Path]) -> list[str]:
@@ -163,160 +170,10 @@ def describe_pairing(pairing: dict, a: Run, b: Run) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Per-unit values: every metric is sum(w * v) / sum(w) over paired units
-# ---------------------------------------------------------------------------------------------
-
-@dataclass
-class UnitValues:
-    """Per-unit values and weights of one metric for run A and run B, units in a fixed order.
-
-    A weight of 0 means the metric does not apply to the unit (a constraint the instance lacks).
-    """
-
-    a: list[float]
-    b: list[float]
-    weight: list[float]
-
-
-def _float_or_none(value) -> float | None:
-    return None if value is None else float(value)
-
-
-def headline_present(run: Run, metric: str) -> bool:
-    entry = run.summary.get(metric)
-    if isinstance(entry, dict) and "value" in entry:
-        return entry["value"] is not None
-    overall = run.summary.get("overall") or {}
-    return overall.get(metric) is not None
-
-
-def insttrans_units(a: Run, b: Run, case_ids: list[str]) -> tuple[dict[str, UnitValues], dict[str, UnitValues]]:
-    """Headline metrics (hard_pass_rate always; if_score and quality when both runs were judged)
-    and per-constraint pass rate / mean, over the paired instances."""
-    fields = {"if_score": "if_score", "quality": "quality", "hard_pass_rate": "hard_pass"}
-    metrics: dict[str, UnitValues] = {}
-    for metric in INSTTRANS_HEADLINE:
-        if not (headline_present(a, metric) and headline_present(b, metric)):
-            continue
-        values_a = [_float_or_none(a.scores[cid][fields[metric]]) for cid in case_ids]
-        values_b = [_float_or_none(b.scores[cid][fields[metric]]) for cid in case_ids]
-        if None in values_a or None in values_b:
-            continue
-        metrics[metric] = UnitValues(values_a, values_b, [1.0] * len(case_ids))
-    constraint_ids: list[str] = []
-    for run in (a, b):
-        for cid in run.summary.get("by_constraint", {}):
-            if cid not in constraint_ids:
-                constraint_ids.append(cid)
-    by_constraint: dict[str, UnitValues] = {}
-    for constraint in constraint_ids:
-        unit = _constraint_units(a, b, case_ids, constraint)
-        if unit is not None:
-            by_constraint[constraint] = unit
-    return metrics, by_constraint
-
-
-def _constraint_verdicts(row: dict, constraint: str) -> list[float | None]:
-    return [_float_or_none(entry["passed"] if entry["kind"] == "hard" else entry["score"])
-            for entry in row["constraints"] if entry["id"] == constraint]
-
-
-def _constraint_units(a: Run, b: Run, case_ids: list[str], constraint: str) -> UnitValues | None:
-    """Mean verdict per instance, weighted by the instance's entries of this id, so the pooled
-    value equals the summary's by_constraint rate; None when either run lacks a score."""
-    values_a, values_b, weights = [], [], []
-    for cid in case_ids:
-        verdicts_a = _constraint_verdicts(a.scores[cid], constraint)
-        verdicts_b = _constraint_verdicts(b.scores[cid], constraint)
-        if None in verdicts_a or None in verdicts_b:
-            return None
-        if len(verdicts_a) != len(verdicts_b):
-            raise CompareError(f"{cid}: the runs list the constraint {constraint} a different number of times",
-                               "both runs must score the same data")
-        count = len(verdicts_a)
-        values_a.append(sum(verdicts_a) / count if count else 0.0)
-        values_b.append(sum(verdicts_b) / count if count else 0.0)
-        weights.append(float(count))
-    return UnitValues(values_a, values_b, weights) if any(weights) else None
-
-
-def sandglass_units(a: Run, b: Run, case_ids: list[str]) -> tuple[dict[str, UnitValues], dict[str, UnitValues]]:
-    """The card's item metrics over paired items, and slope / quality gaps over paired lines
-    (uuid, language). The second dict holds the line-level metrics (their own units)."""
-    items: dict[str, UnitValues] = {}
-    for metric, value_of in SANDGLASS_ITEM_METRICS.items():
-        if not (headline_present(a, metric) and headline_present(b, metric)):
-            continue
-        values_a = [_float_or_none(value_of(a.scores[cid])) for cid in case_ids]
-        values_b = [_float_or_none(value_of(b.scores[cid])) for cid in case_ids]
-        if None in values_a or None in values_b:
-            continue
-        items[metric] = UnitValues(values_a, values_b, [1.0] * len(case_ids))
-    lines_a, lines_b = _sandglass_lines(a, case_ids), _sandglass_lines(b, case_ids)
-    line_metrics: dict[str, UnitValues] = {}
-    for metric in SANDGLASS_LINE_METRICS:
-        if not (headline_present(a, metric) and headline_present(b, metric)):
-            continue
-        keys = [key for key in lines_a if lines_a[key][metric] is not None and lines_b[key][metric] is not None]
-        if not keys:
-            continue
-        line_metrics[metric] = UnitValues([lines_a[key][metric] for key in keys],
-                                          [lines_b[key][metric] for key in keys], [1.0] * len(keys))
-    return items, line_metrics
-
-
-SANDGLASS_LANGUAGE_METRICS = ("score", "syllable_reward", "quality", "mean_abs_dev")
-
-
-def sandglass_language_units(a: Run, case_ids: list[str], items: dict[str, UnitValues]) -> dict[str, UnitValues]:
-    """`language/metric` units: the item metrics restricted to one target language (weight 0
-    elsewhere), so the per-language deltas share the overall resamples."""
-    languages: list[str] = []
-    for cid in case_ids:
-        if a.scores[cid]["target_language"] not in languages:
-            languages.append(a.scores[cid]["target_language"])
-    units = {}
-    for lang in languages:
-        mask = [1.0 if a.scores[cid]["target_language"] == lang else 0.0 for cid in case_ids]
-        for metric in SANDGLASS_LANGUAGE_METRICS:
-            if metric in items:
-                units[f"{lang}/{metric}"] = UnitValues(items[metric].a, items[metric].b, mask)
-    return units
-
-
-def _sandglass_lines(run: Run, case_ids: list[str]) -> dict[tuple[str, str], dict]:
-    """Per (uuid, language): the OLS slope of output on target syllables and the quality gaps
-    short − natural and long − natural, each only for a complete group (all three targets), as
-    the summary computes them (eval/sandglass/metrics.py)."""
-    grouped: dict[tuple[str, str], dict[str, dict]] = {}
-    for cid in case_ids:
-        item = run.scores[cid]
-        grouped.setdefault((item["uuid"], item["target_language"]), {})[item["target_kind"]] = item
-    lines = {}
-    for key, kinds in grouped.items():
-        slope = None
-        if all(kind in kinds for kind in SANDGLASS_KINDS):
-            xs = [kinds[kind]["target_syllables"] for kind in SANDGLASS_KINDS]
-            ys = [kinds[kind]["hyp_syllables"] for kind in SANDGLASS_KINDS]
-            mean_x, mean_y = sum(xs) / 3, sum(ys) / 3
-            sxx = sum((x - mean_x) ** 2 for x in xs)
-            slope = None if sxx == 0 else sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx
-        gaps = {}
-        for kind in ("short", "long"):
-            gap = None
-            if all(name in kinds for name in SANDGLASS_KINDS):
-                first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
-                gap = None if first is None or natural is None else first - natural
-            gaps[f"q_gap_{kind}"] = gap
-        lines[key] = {"slope": slope, **gaps}
-    return lines
-
-
-# ---------------------------------------------------------------------------------------------
 # Statistics
 # ---------------------------------------------------------------------------------------------
 
-def paired_statistics(units: dict[str, UnitValues], resamples: int, seed: int) -> dict[str, dict]:
+def paired_statistics(units: dict, resamples: int, seed: int) -> dict:
     """{metric: {a, b, delta, ci95, p_value, n}} for metrics that share one list of units.
 
     ci95: percentile interval of the delta over `resamples` paired bootstrap resamples (units
@@ -398,11 +255,13 @@ def agreement(labels_a: list[float], labels_b: list[float]) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def same_predictions(a: Run, b: Run, case_ids: list[str]) -> tuple[bool | None, str]:
-    """(same?, how we know). Sandglass rows carry the prediction (`hyp`); an InstTrans summary
-    carries the predictions file's SHA-256. Without either it cannot be told (None)."""
-    if a.benchmark == "sandglass":
-        same = all(a.scores[cid].get("hyp") == b.scores[cid].get("hyp") for cid in case_ids)
-        return same, "the prediction texts in scores.jsonl (hyp)"
+    """(same?, how we know). Rows that carry the prediction (the benchmark's `prediction_field`)
+    are compared text by text; otherwise the summaries' predictions-file SHA-256. Without either
+    it cannot be told (None)."""
+    field_name = a.bench.prediction_field
+    if field_name is not None:
+        same = all(a.scores[cid].get(field_name) == b.scores[cid].get(field_name) for cid in case_ids)
+        return same, f"the prediction texts in scores.jsonl ({field_name})"
     sha_a = (a.summary.get("predictions") or {}).get("sha256")
     sha_b = (b.summary.get("predictions") or {}).get("sha256")
     if sha_a is None or sha_b is None:
@@ -411,24 +270,20 @@ def same_predictions(a: Run, b: Run, case_ids: list[str]) -> tuple[bool | None, 
 
 
 def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
-    """Per kind (quality and each soft id): exact-match rate and Cohen's κ between the two runs'
-    Judge verdicts, over instances with a prediction (missing ones get no Judge call)."""
+    """Per kind of verdict (the benchmark's `judge_labels`: quality, each soft id): exact-match rate
+    and Cohen's κ between the two runs' Judge verdicts, over instances with a prediction (missing
+    ones get no Judge call)."""
+    bench = a.bench
     judged = [cid for cid in case_ids if a.scores[cid].get("status") == "ok" and b.scores[cid].get("status") == "ok"]
     kinds: dict[str, tuple[list[float], list[float]]] = {}
     for cid in judged:
-        row_a, row_b = a.scores[cid], b.scores[cid]
-        if row_a.get("quality") is not None and row_b.get("quality") is not None:
-            pair = kinds.setdefault("quality", ([], []))
-            pair[0].append(float(row_a["quality"]))
-            pair[1].append(float(row_b["quality"]))
-        for entry_a, entry_b in zip(row_a.get("constraints", []), row_b.get("constraints", [])):
-            if entry_a["kind"] == "soft" and entry_a.get("score") is not None and entry_b.get("score") is not None:
-                pair = kinds.setdefault(entry_a["id"], ([], []))
-                pair[0].append(float(entry_a["score"]))
-                pair[1].append(float(entry_b["score"]))
-    from eval.insttrans.rules import CONSTRAINT_KINDS
-
-    order = ["quality", *CONSTRAINT_KINDS]
+        labels_a, labels_b = bench.judge_labels(a.scores[cid]), bench.judge_labels(b.scores[cid])
+        for kind, label in labels_a.items():
+            if kind in labels_b:
+                pair = kinds.setdefault(kind, ([], []))
+                pair[0].append(label)
+                pair[1].append(labels_b[kind])
+    order = list(bench.judge_label_order)
     ranked = sorted(kinds, key=lambda kind: order.index(kind) if kind in order else len(order))
     return {kind: agreement(*kinds[kind]) for kind in ranked}
 
@@ -459,34 +314,24 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
         raise CompareError(f"{a.name} and {b.name} are not comparable: " + "; ".join(problems), hint)
     if not paired:
         raise CompareError(f"{a.name} and {b.name} have no case_id in common", "compare runs of the same data")
-    # Metrics over the same units share one set of resamples: one weight and one sign matrix.
-    if a.benchmark == "sandglass":
-        item_units, line_units = sandglass_units(a, b, paired)
-        language_units = sandglass_language_units(a, paired, item_units)
-        joint = paired_statistics({**{("metrics", name): unit for name, unit in item_units.items()},
-                                   **{("by_language", name): unit for name, unit in language_units.items()}},
-                                  resamples, seed)
-        metrics = {name: stats for (group, name), stats in joint.items() if group == "metrics"}
-        metrics.update(paired_statistics(line_units, resamples, seed))
-        by_language: dict | None = {}
-        for (group, name), stats in joint.items():
-            if group == "by_language":
-                lang, metric = name.split("/", 1)
-                by_language.setdefault(lang, {})[metric] = stats
-        by_constraint = {}
-    else:
-        metrics_units, constraint_units = insttrans_units(a, b, paired)
-        joint = paired_statistics({**{("metrics", name): unit for name, unit in metrics_units.items()},
-                                   **{("by_constraint", name): unit for name, unit in constraint_units.items()}},
-                                  resamples, seed)
-        metrics = {name: stats for (group, name), stats in joint.items() if group == "metrics"}
-        by_constraint = {name: stats for (group, name), stats in joint.items() if group == "by_constraint"}
-        by_language = None
+    bench = a.bench
+    sections: dict[str, dict] = {"metrics": {}, "by_constraint": {}, **{name: {} for name in bench.compare_sections}}
+    try:
+        groups = bench.compare_units(a, b, paired)
+    except (KeyError, TypeError, ValueError) as error:  # a score row without what its benchmark's rows hold
+        raise CompareError(f"{a.name} or {b.name}: a score row cannot be read ({type(error).__name__}: {error})",
+                           "compare output directories written by evaluate.py; rerun it into them") from None
+    for group in groups:
+        # Metrics over the same units share one set of resamples: one weight and one sign matrix.
+        for path, stats in paired_statistics(group, resamples, seed).items():
+            place = sections[path[0]]
+            for key in path[1:-1]:
+                place = place.setdefault(key, {})
+            place[path[-1]] = stats
     result = {"a": a.name, "b": b.name, "signature_check": check, "pairing": pairing,
               "forced": force and (not check["compatible"] or unpaired),
-              "metrics": metrics, "by_constraint": by_constraint, "judge_agreement": None}
-    if by_language is not None:
-        result["by_language"] = by_language
+              "metrics": sections.pop("metrics"), "by_constraint": sections.pop("by_constraint"),
+              "judge_agreement": None, **sections}
     same, how = same_predictions(a, b, paired)
     result["same_predictions"] = {"same": same, "by": how}
     if same and check["judge_only"]:
@@ -525,8 +370,9 @@ def _mark(p_value: float) -> str:
     return "**" if p_value < 0.01 else "*" if p_value < SIGNIFICANCE else ""
 
 
-def format_comparison(comparison: dict) -> list[str]:
-    """Lines of the table of one comparison, significant deltas marked * (p < 0.05) and ** (p < 0.01)."""
+def format_comparison(comparison: dict, lower_is_better: frozenset[str] = frozenset()) -> list[str]:
+    """Lines of the table of one comparison, significant deltas marked * (p < 0.05) and ** (p < 0.01),
+    metrics where smaller is better (the benchmark declares them) noted beside the delta."""
     lines = [f"A = {comparison['a']}   B = {comparison['b']}   ({comparison['pairing']['paired']} paired instances)"]
     check = comparison["signature_check"]
     if not check["compatible"]:
@@ -542,7 +388,7 @@ def format_comparison(comparison: dict) -> list[str]:
     width = max([len(name) for name, _ in rows] + [6])
     lines.append(f"  {'metric':<{width}}  {'n':>5}  {'A':>8}  {'B':>8}  {'B − A':>8}  {'95% CI of B − A':>20}  {'p':>7}")
     for name, stats in rows:
-        note = "  (lower is better)" if name.split()[-1] in LOWER_IS_BETTER else ""
+        note = "  (lower is better)" if name.split()[-1] in lower_is_better else ""
         interval = f"[{stats['ci95'][0]:+.4f}, {stats['ci95'][1]:+.4f}]"
         lines.append(f"  {name:<{width}}  {stats['n']:>5}  {stats['a']:>8.4f}  {stats['b']:>8.4f}  "
                      f"{stats['delta']:>+8.4f}  {interval:>20}  {stats['p_value']:>7.4f} {_mark(stats['p_value']):<2}{note}")
@@ -556,9 +402,10 @@ def format_comparison(comparison: dict) -> list[str]:
 
 
 def format_report(result: dict) -> str:
+    lower_is_better = get_benchmark(result["runs"][0]["benchmark"]).lower_is_better()
     lines = []
     for comparison in result["comparisons"]:
-        lines += format_comparison(comparison) + [""]
+        lines += format_comparison(comparison, lower_is_better) + [""]
     lines.append(f"* p < {SIGNIFICANCE}, ** p < 0.01 (paired approximate randomization, {result['resamples']} "
                  f"resamples, seed {result['seed']}); CI: paired bootstrap percentile interval. "
                  "p-values are not corrected for the number of metrics.")
@@ -583,11 +430,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="compare runs whose signatures differ or that do not pair up; differences are "
                              "printed and recorded")
     checks.add_argument("--json", type=Path, metavar="PATH", help="write the full result as JSON")
+    checks.add_argument("--html", type=Path, metavar="PATH",
+                        help="write a page with the deltas as a chart and the changed instances side by side")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from eval.cli import run_cli
+    from eval.exits import run_cli
 
     def run(arguments: list[str] | None) -> int:
         args = build_parser().parse_args(arguments)
@@ -598,6 +447,12 @@ def main(argv: list[str] | None = None) -> int:
 
             write_atomic(args.json, json.dumps(result, ensure_ascii=False, indent=2) + "\n")
             print(f"wrote {args.json}")
+        if args.html:
+            from eval.compare_html import write_compare_html
+
+            runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
+            write_compare_html(args.html, result, runs)
+            print(f"wrote {args.html}")
         return 0
 
     return run_cli(run, argv)

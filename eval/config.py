@@ -6,12 +6,36 @@ test or a benchmark can start a run without pretending to parse flags.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only: the Judge client imports nothing heavy at module level
-    from eval.judge_client import JudgeSettings
+from eval.openai_api import REASONING_EFFORTS, Endpoint  # noqa: F401  (REASONING_EFFORTS: the flags' choices)
+
+HARNESS = "harness"  # the prompt set and syllable counter this harness ships (eval/benchmark.py)
+
+# The Judge's defaults (SPEC §10), here so that the command-line edge needs no Judge client.
+DEFAULT_CONCURRENCY = 16
+DEFAULT_MAX_RETRIES = 6
+DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see eval/judge_client.py
+DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
+DEFAULT_BACKOFF_S = 1.0
+MAX_BACKOFF_S = 8.0
+DEFAULT_REPAIRS = 1  # repair turns after an invalid verdict (SPEC §10)
+
+
+@dataclass(frozen=True)
+class JudgeSettings(Endpoint):
+    """Everything that decides how the Judge is asked (the endpoint's key is kept out of repr)."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    reasoning_effort: str = "none"
+    max_retries: int = DEFAULT_MAX_RETRIES
+    timeout: float = DEFAULT_TIMEOUT_S
+    backoff: float = DEFAULT_BACKOFF_S
+    backoff_max: float = MAX_BACKOFF_S
+    deadline: float = DEFAULT_DEADLINE_S
+    repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
+    structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
 
 
 @dataclass(frozen=True)
@@ -25,18 +49,21 @@ class DataSource:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One evaluate.py run: which benchmark, which data and predictions, which rules and Judge."""
+    """One evaluate.py run: which benchmark, which data and predictions, which options and Judge."""
 
-    benchmark: str                     # "insttrans" or "sandglass" (resolved, never "auto")
+    benchmark: str                     # a registry name (eval/benchmarks.py), resolved, never "auto"
     predictions: Path
     output_dir: Path
     source: DataSource = DataSource()
     limit: int | None = None           # score the first N rows (a smoke run)
     case_ids: Path | None = None       # score exactly the ids listed in this file
-    rule_set: str = "original"
+    options: dict[str, str] = field(default_factory=dict)  # the benchmark's own settings (InstTrans: rule_set)
+    prompt_set: str = HARNESS          # which of the benchmark's Judge prompt sets
+    counter: str = HARNESS             # which of the benchmark's syllable counters
     judge: JudgeSettings | None = None  # None: --skip-judge
     judge_cache: Path | None = None    # default: <output_dir>/judge_cache.sqlite
     quiet: bool = False
+    log_samples: bool = False          # scores.jsonl rows carry the prediction and the model input
 
     @property
     def skip_judge(self) -> bool:

@@ -31,3 +31,7 @@ class JudgeError(HarnessError):
     """The Judge gave an invalid or incomplete verdict, or the provider kept failing (SPEC §10)."""
 
     exit_status = 3
+
+
+class CompareError(HarnessError):
+    """Runs that cannot be compared: unreadable, not paired, or differently configured (SPEC §12)."""

@@ -1,15 +1,20 @@
 """The report's failures section (SPEC §11): which instances failed, and why, in one line each.
 
-scores.jsonl stays the complete record; this is the readable view of it. The lists are the
-benchmark's own (its record's `failure_sections`: InstTrans-Bench's failing hard constraints
-with the reasons its rules write, its soft and quality lowest scores; Sandglass-Bench's largest
-syllable misses); this module adds the missing predictions and the wrapper diagnostics, and
-writes the section. It never names a benchmark.
+scores.jsonl stays the complete record; this is the readable view of it. Each benchmark gives its
+own lists (`Benchmark.failure_lists`; InstTrans: per hard constraint the failing case_ids with the
+one-line reason its rule writes, per soft constraint and quality the lowest scores,
+eval/insttrans/failures.py; Sandglass: the largest syllable misses, eval/sandglass/failures.py);
+this module adds the missing predictions and the wrapper diagnostics, and writes the section.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from eval.predictions import DIAGNOSTICS, wrapper_diagnostics
+
+if TYPE_CHECKING:
+    from eval.benchmark import Benchmark
 
 FAILURE_CAP = 20
 
@@ -19,9 +24,9 @@ FAILURE_CAP = 20
 # ---------------------------------------------------------------------------------------------
 
 def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | None,
-                 source_texts: dict | None, row_texts: dict | None, cap: int) -> dict:
+                 source_texts: dict | None, cap: int, text_field: str | None) -> dict:
     """{name: {count, case_ids}}: from the predictions when given, else from the summary's
-    `diagnostic_case_ids`, else from the prediction texts the score rows carry (`row_texts`)."""
+    `diagnostic_case_ids`, else from the rows' own prediction text (`text_field`)."""
     named: dict[str, list[str]] | None = None
     if predictions is not None:
         named = {name: [] for name in DIAGNOSTICS}
@@ -34,12 +39,11 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
                         named[name].append(score["case_id"])
     elif summary and (summary.get("predictions") or {}).get("diagnostic_case_ids") is not None:
         named = summary["predictions"]["diagnostic_case_ids"]
-    elif row_texts is not None:
+    elif scores and text_field is not None and text_field in scores[0]:
         named = {name: [] for name in DIAGNOSTICS}
         for score in scores:
-            text = row_texts.get(score["case_id"])
-            if text and text.strip():
-                for name, present in wrapper_diagnostics(text).items():
+            if score.get(text_field) and score[text_field].strip():
+                for name, present in wrapper_diagnostics(score[text_field]).items():
                     if present:
                         named[name].append(score["case_id"])
     counts = (summary or {}).get("predictions", {}).get("diagnostics", {})
@@ -52,26 +56,19 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
 
 
 def failures(scores: list[dict], summary: dict | None = None, predictions: dict | None = None,
-             source_texts: dict | None = None, cap: int = FAILURE_CAP, benchmark=None) -> dict:
+             source_texts: dict | None = None, cap: int = FAILURE_CAP, *, bench: Benchmark) -> dict:
     """The failures section of a run (SPEC §11), from its score rows.
 
-    The lists come from `benchmark.failure_sections` (the record named by `summary["benchmark"]`
-    when `benchmark` is not given). `predictions` ({case_id: text}) and `source_texts` give the
-    diagnostics directly; without them they come from `summary["predictions"]["diagnostic_case_ids"]`
-    or the prediction texts the benchmark reads off its rows. Lists are capped at `cap`, in data
-    order (soft: lowest score first).
+    `predictions` ({case_id: text}) and `source_texts` give the diagnostics directly; without
+    them they come from `summary["predictions"]["diagnostic_case_ids"]` (or from the prediction
+    text the rows carry, `bench.prediction_field`). The lists are the benchmark's own
+    (`bench.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
     """
-    if benchmark is None:
-        from eval.benchmarks import get_benchmark  # the registry: imported only where a run's name is read
-
-        benchmark = get_benchmark((summary or {})["benchmark"])
     missing = [score["case_id"] for score in scores if score.get("status") == "missing"]
-    result: dict = {"benchmark": benchmark.name, "cap": cap, "n": len(scores),
-                    "missing": {"count": len(missing), "case_ids": missing[:cap]}}
-    sections = benchmark.failure_sections(scores, summary, cap)
-    row_texts = sections.pop("prediction_texts", None)
-    result.update(sections)
-    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, row_texts, cap)
+    result: dict = {"benchmark": bench.name, "cap": cap,
+                    "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]}}
+    result.update(bench.failure_lists(scores, summary, cap))
+    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.prediction_field)
     return result
 
 
@@ -134,6 +131,6 @@ def failures_markdown(data: dict) -> list[str]:
     return lines
 
 
-def failures_markdown_text(scores: list[dict], summary: dict) -> str:
-    """The failures section as text to append to report.md (both benchmarks; SPEC §11)."""
-    return "\n".join(failures_markdown(failures(scores, summary))) + "\n"
+def failures_markdown_text(scores: list[dict], summary: dict, bench: Benchmark) -> str:
+    """The failures section as text to append to report.md (any benchmark; SPEC §11)."""
+    return "\n".join(failures_markdown(failures(scores, summary, bench=bench))) + "\n"

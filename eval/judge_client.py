@@ -21,7 +21,6 @@ larger --judge-timeout, or each held request is sent again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import sqlite3
@@ -31,9 +30,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from eval import openai_api
+from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S,  # noqa: F401 (interface)
+                         DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_BACKOFF_S, DEFAULT_REPAIRS, REASONING_EFFORTS,
+                         JudgeSettings)
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
 from eval.locking import hold_lock
+from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
+    CHAT,
+    CONTEXT_WINDOW,
+    RESPONSES,
+    RESPONSES_PREFIXES,
+    client_pool,
+    endpoint_kind,
+    parse_answer,
+    public_host,
+    uses_responses_endpoint,
+)
 from eval.provider import (
     ProviderDown,
     ProviderFailing,
@@ -45,58 +59,23 @@ from eval.provider import (
     send,
 )
 
-if TYPE_CHECKING:  # annotations only; the modules are imported where they are used
-    import httpx
+if TYPE_CHECKING:  # annotations only; the module is imported where it is used
     from tqdm import tqdm
 
-DEFAULT_CONCURRENCY = 16
-DEFAULT_MAX_RETRIES = 6
-DEFAULT_TIMEOUT_S = 60.0  # why 60 s: see the module docstring
-DEFAULT_DEADLINE_S = 30.0  # how long the provider may stay down before the run aborts (SPEC §10)
-DEFAULT_BACKOFF_S = 1.0
-MAX_BACKOFF_S = 8.0
+# The Judge's settings and their defaults live with the run's other settings (eval/config.py), so
+# the command-line edge builds them without importing this client; DEFAULT_TIMEOUT_S: see the
+# module docstring for why 60 s.
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-RESPONSES_PREFIXES = ("gpt-5", "gpt-6", "o1", "o3", "o4")
-RESPONSES = "responses"
-CHAT = "chat_completions"
+REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """Everything that decides how the Judge is asked; the key is kept out of repr."""
-
-    model: str
-    api_base: str
-    api_key: str = field(repr=False)
-    concurrency: int = DEFAULT_CONCURRENCY
-    reasoning_effort: str = "none"
-    max_retries: int = DEFAULT_MAX_RETRIES
-    timeout: float = DEFAULT_TIMEOUT_S
-    backoff: float = DEFAULT_BACKOFF_S
-    backoff_max: float = MAX_BACKOFF_S
-    deadline: float = DEFAULT_DEADLINE_S
 
 
 # ---------------------------------------------------------------------------------------------
 # Request shape (SPEC §10)
 # ---------------------------------------------------------------------------------------------
-
-def uses_responses_endpoint(model: str) -> bool:
-    """True when the last `/` segment of the name starts with a reasoning-model prefix (§10).
-
-    Gateway names such as `openai/gpt-5.6-sol` route like `gpt-5.6-sol`; case is ignored.
-    """
-    return model.rsplit("/", 1)[-1].lower().startswith(RESPONSES_PREFIXES)
-
-
-def endpoint_kind(model: str) -> str:
-    return RESPONSES if uses_responses_endpoint(model) else CHAT
-
 
 def request_params(settings: JudgeSettings) -> dict:
     """The request parameters besides the model and the prompt (recorded in the summary)."""
@@ -108,28 +87,36 @@ def request_params(settings: JudgeSettings) -> dict:
 
 def endpoint_url(settings: JudgeSettings) -> str:
     """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
-    import httpx  # heavy: only the Judge path needs it
-    base = httpx.URL(settings.api_base)
-    suffix = "/responses" if uses_responses_endpoint(settings.model) else "/chat/completions"
-    return str(base.copy_with(path=base.path.rstrip("/") + suffix))
+    return openai_api.endpoint_url(settings.api_base, endpoint_kind(settings.model))
 
 
-def request_body(settings: JudgeSettings, prompt: str) -> bytes:
+def _params(settings: JudgeSettings, schema: dict | None) -> dict:
+    """The request parameters, with the verdict's JSON schema when --judge-structured asks for it."""
+    params = request_params(settings)
+    if schema is not None:
+        params.update(openai_api.json_schema_params(endpoint_kind(settings.model), "verdict", schema,
+                                                    structured_form(settings)))
+    return params
+
+
+def structured_form(settings: JudgeSettings) -> str:
+    return "json_schema" if settings.structured is True else str(settings.structured or "json_schema")
+
+
+def recorded_params(settings: JudgeSettings) -> dict:
+    """The parameters as the summary and the signature record them: the schema's field by name only
+    (its content follows from the prompt kind)."""
+    params = request_params(settings)
+    if settings.structured:
+        chat = endpoint_kind(settings.model) == CHAT
+        params["response_format" if chat else "text.format"] = structured_form(settings) if chat else "json_schema"
+    return params
+
+
+def request_body(settings: JudgeSettings, prompt: str, schema: dict | None = None) -> bytes:
     """The exact bytes sent, serialised canonically so that the cache key is stable."""
-    if uses_responses_endpoint(settings.model):
-        body = {"model": settings.model, "input": prompt, **request_params(settings)}
-    else:
-        body = {"model": settings.model, "messages": [{"role": "user", "content": prompt}],
-                **request_params(settings)}
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
-
-
-def public_host(api_base: str) -> str:
-    """Scheme, host and port of the base URL: no credentials, no path, no query."""
-    import httpx  # heavy: only the Judge path needs it
-    url = httpx.URL(api_base)
-    port = f":{url.port}" if url.port else ""
-    return f"{url.scheme}://{url.host}{port}"
+    return openai_api.request_body(endpoint_kind(settings.model), settings.model, prompt, _params(settings, schema),
+                                   canonical=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,11 +182,34 @@ def _exact_keys(obj: dict, expected: tuple[str, ...], where: str) -> None:
         raise VerdictError(f"{where}: " + ", ".join(parts))
 
 
+SCORE_SCHEMA = {"type": "number", "enum": list(ALLOWED_SCORES)}
+
+
+def _object_schema(properties: dict) -> dict:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
 def validate_quality(text: str) -> dict:
     """`{"quality": S}` and nothing else."""
     obj = parse_verdict_object(text)
     _exact_keys(obj, ("quality",), "verdict keys")
     return {"quality": score_value(obj["quality"], "quality")}
+
+
+validate_quality.form = '{"quality": S}'
+validate_quality.schema = _object_schema({"quality": SCORE_SCHEMA})
+
+
+def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
+    """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
+    return getattr(validate, "schema", None)
+
+
+def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
+    """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
+    form = getattr(validate, "form", "the JSON object the instructions above ask for")
+    return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
+            f"{form}, where each S is one of the numbers 0, 0.5 or 1, and nothing else.")
 
 
 def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
@@ -215,57 +225,36 @@ def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
         _exact_keys(scores, expected, "soft constraint ids")
         return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
 
+    validate_soft.form = json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S")
+    validate_soft.schema = _object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})})
     return validate_soft
 
 
 def reply_text(kind: str, payload: object) -> str:
-    """The answer text of a response body (Responses: `output_text` parts; Chat: the content)."""
-    if not isinstance(payload, dict):
-        raise VerdictError("the response body is not a JSON object")
-    if payload.get("error"):  # some gateways report failures inside a 200
+    """The answer text of a response body (Responses: `output_text` parts; Chat: the content),
+    read by eval/openai_api.py; anything but a complete answer is an error of its kind."""
+    if isinstance(payload, dict) and payload.get("error"):  # some gateways report failures inside a 200
         error = payload["error"]
         raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)}")
-    if kind == RESPONSES:
-        status = payload.get("status")
-        if status == "incomplete":
-            details = payload.get("incomplete_details")
-            reason = details.get("reason", "unknown") if isinstance(details, dict) else details or "unknown"
-            raise IncompleteReply(f'status "incomplete" ({reason})')
-        if status == "failed":
-            raise ProviderFailure('response status "failed"')
-        if status not in (None, "completed"):
-            raise VerdictError(f"response status {json.dumps(status)}")
-        texts = []
-        for item in payload.get("output") or []:
-            if not isinstance(item, dict) or item.get("type") != "message":
-                continue
-            for part in item.get("content") or []:
-                if isinstance(part, dict) and part.get("type") == "refusal":
-                    raise VerdictError(f"the Judge refused: {part.get('refusal')}")
-                if isinstance(part, dict) and part.get("type") == "output_text":
-                    texts.append(str(part.get("text", "")))
-        if not texts:
-            raise VerdictError("no output_text in the response")
-        return "".join(texts)
-    choices = payload.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise VerdictError("no choices in the response")
-    choice = choices[0]
-    if choice.get("finish_reason") == "length":
-        raise IncompleteReply('finish_reason "length"')
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        raise VerdictError("no message in the first choice of the response")
-    if message.get("refusal"):
-        raise VerdictError(f"the Judge refused: {message['refusal']}")
-    if choice.get("finish_reason") == "content_filter":
+    try:
+        answer = parse_answer(kind, payload)
+    except ValueError as error:
+        raise VerdictError(str(error)) from None
+    if answer.truncated:
+        raise IncompleteReply(f'status "incomplete" ({answer.incomplete_reason or "unknown"})' if kind == RESPONSES
+                              else 'finish_reason "length"')
+    if answer.finish == "failed" and kind == RESPONSES:
+        raise ProviderFailure('response status "failed"')
+    if kind == RESPONSES and payload.get("status") not in (None, "completed"):
+        raise VerdictError(f"response status {json.dumps(payload.get('status'))}")
+    if answer.refusal:
+        raise VerdictError(f"the Judge refused: {answer.refusal}")
+    if answer.finish == "content_filter":
         raise VerdictError('finish_reason "content_filter"')
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    if not isinstance(content, str):
-        raise VerdictError("no message content in the response")
-    return content
+    if not answer.has_text:
+        raise VerdictError("no output_text in the response" if kind == RESPONSES
+                           else "no message content in the response")
+    return answer.text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +269,7 @@ class JudgeStats:
     failures: int = 0  # attempts that failed transiently
     rate_limited: int = 0  # 429 answers
     deduplicated: int = 0  # identical requests answered by another in-flight request
+    repairs: dict[str, int] = field(default_factory=dict)  # prompt name -> verdicts valid after a repair turn
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
 
     def add_usage(self, name: str, usage: dict[str, int]) -> None:
@@ -291,13 +281,12 @@ class JudgeStats:
 
 @dataclass
 class JudgeSession:
-    """One run's shared state. `clients` holds one single-connection client per concurrency
-    slot: taking one bounds the requests in flight, and keeps httpcore's pool bookkeeping (which
-    grows with the square of a pool's size) out of the hot path. `health` is the run-wide view
-    of the provider (eval/provider.py): it decides when a request may start."""
+    """One run's shared state. `pool` holds one single-connection client per concurrency slot
+    (eval/openai_api.py); `health` is the run-wide view of the provider (eval/provider.py): it
+    decides when a request may start."""
 
     settings: JudgeSettings
-    clients: asyncio.Queue
+    pool: openai_api.ClientPool
     cache: sqlite3.Connection
     stats: JudgeStats
     url: str
@@ -346,7 +335,7 @@ class _Aborted(Exception):
 
 
 def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
-    """The text without the API key, any 12-character piece of it or a Bearer value; then cut."""
+    """The text without the API key, any 8-character piece of it or a Bearer value; then cut."""
     return redact(text, (settings.api_key,), limit)
 
 
@@ -359,7 +348,7 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
     """The provider's own words first, then what may be wrong, without claiming which (SPEC §10)."""
     settings = session.settings
     host = public_host(settings.api_base)
-    if status == 400 and re.search(r"context.length|maximum context|too many tokens|too long", f"{message} {param}", re.I):
+    if status == 400 and CONTEXT_WINDOW.search(f"{message} {param}"):
         return JudgeError(f"the Judge model {settings.model} cannot read the prompt of {where}: it is longer "
                           f"than its context window (HTTP 400: {message})",
                           hint="use a Judge model with a longer context; the verdicts received so far are cached")
@@ -370,6 +359,14 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
             f"{settings.reasoning_effort!r} (HTTP 400: {message})",
             hint="choose an effort this model supports with --judge-reasoning-effort "
                  "(models older than gpt-5.1 do not accept 'none'; try 'low' or 'minimal')")
+    if status not in CONFIG_STATUSES:  # a 5xx in a request validator's words
+        structured = settings.structured and re.search(r"response_format|json_schema|json_object|text", message)
+        return ConfigError(
+            f"the Judge endpoint {host} refused the request (HTTP {status}: {message}) (asked for {where})",
+            hint=("this server does not take --judge-structured in this form: drop --judge-structured, or try "
+                  "--judge-structured json_object (llama-cpp-python's spelling)" if structured else
+                  "the server is up and names the field it refuses above: check --judge-model and the Judge's "
+                  "settings") + "; the verdicts received so far are cached")
     param_note = f" (the provider names the field {param!r})" if param else ""
     hints = {
         400: f"the provider's words are above{param_note}; settings that often cause a 400: "
@@ -382,16 +379,6 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
     }
     return ConfigError(f"the Judge endpoint {host} answered HTTP {status}: {message} (asked for {where})",
                        hint=hints[status])
-
-
-@contextlib.asynccontextmanager
-async def _client_slot(session: JudgeSession):
-    """Wait for a free client (a concurrency slot) and give it back afterwards."""
-    client = await session.clients.get()
-    try:
-        yield client
-    finally:
-        session.clients.put_nowait(client)
 
 
 def _abort(session: JudgeSession, error: HarnessError) -> HarnessError:
@@ -424,12 +411,12 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
     """POST one request through the run's provider health (SPEC §10) and read the answer text."""
     settings = session.settings
     where = f"case {case_id} ({name} prompt)"
-    async with _client_slot(session) as client:
+    async with session.pool.slot() as client:
         try:
             reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
                                secrets=(settings.api_key,), max_retries=settings.max_retries)
         except ProviderRejected as error:
-            if error.status in CONFIG_STATUSES:
+            if error.status in CONFIG_STATUSES or error.validation:
                 raise _config_error(session, error.status, error.provider_message, error.param, where) from None
             raise JudgeError(f"the Judge endpoint answered HTTP {error.status} for {where}: {error.provider_message}",
                              hint="the verdicts received so far are cached") from None
@@ -489,8 +476,31 @@ async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
 
 
 async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
-    """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP."""
-    body = request_body(session.settings, request.prompt)
+    """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP;
+    an invalid one is asked about once more in a repair turn (SPEC §10) unless --judge-repairs 0."""
+    settings = session.settings
+    schema = verdict_schema(request.validate) if settings.structured else None
+    body = request_body(settings, request.prompt, schema)
+    key, text, owner, cached = await _reply_for(session, request, body)
+    try:
+        verdict = request.validate(text)
+    except VerdictError as error:
+        if settings.repairs < 1:
+            raise _invalid(session, request, error, text) from None
+        if owner and not cached:  # kept, so that a rerun repairs without asking the first question again
+            write_reply(session.cache, key, settings.model, session.kind, body, text)
+        return await _repair(session, request, text, error, schema)
+    if owner and not cached:
+        write_reply(session.cache, key, settings.model, session.kind, body, text)
+    if cached:
+        session.stats.cache_hits += 1
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
+    return verdict
+
+
+async def _reply_for(session: JudgeSession, request: JudgeRequest, body: bytes) -> tuple[str, str, bool, bool]:
+    """(cache key, reply text, whether this request owns the exchange, whether it came from the
+    cache) for one request body: the cache first, then an identical request in flight, then HTTP."""
     key = cache_key(session.url, body)
     task = session.inflight.get(key)
     owner = task is None
@@ -498,13 +508,13 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
         cached = read_reply(session.cache, key)
         if cached is not None:
             try:
-                verdict = request.validate(cached)
+                request.validate(cached)
             except VerdictError:
-                pass  # written under another validator; ask again and overwrite
+                if session.settings.repairs > 0:
+                    return key, cached, owner, True  # an invalid first reply kept for its repair turn
+                # otherwise written under another validator: ask again and overwrite
             else:
-                session.stats.cache_hits += 1
-                session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": cached}
-                return verdict
+                return key, cached, owner, True
         if session.abort.is_set():
             raise _Aborted()
         task = asyncio.ensure_future(_fetch(session, body, request.case_id, request.name))
@@ -512,25 +522,51 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     else:
         session.stats.deduplicated += 1
     text, _ = await asyncio.shield(task)
+    return key, text, owner, False
+
+
+async def _repair(session: JudgeSession, request: JudgeRequest, first: str, error: VerdictError,
+                  schema: dict | None) -> dict:
+    """One repair turn (SPEC §10): the prompt, the invalid reply as the assistant's message, and a
+    short message naming what was wrong; a valid answer is the verdict, marked `repaired`."""
+    settings = session.settings
+    conversation = [{"role": "user", "content": request.prompt}, {"role": "assistant", "content": first},
+                    {"role": "user", "content": repair_message(error, request.validate)}]
+    body = openai_api.request_body(session.kind, settings.model, conversation, _params(settings, schema),
+                                   canonical=True)
+    key, text, owner, cached = await _reply_for(session, request, body)
     try:
         verdict = request.validate(text)
-    except VerdictError as error:
-        raise _abort(session, JudgeError(
-            _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt): "
-                   f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings),
-            hint="the verdicts received so far are cached; rerun to resume")) from None
-    if owner:
-        write_reply(session.cache, key, session.settings.model, session.kind, body, text)
-    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
+    except VerdictError as second:
+        raise _invalid(session, request, second, text, repaired=True) from None
+    if owner and not cached:
+        write_reply(session.cache, key, settings.model, session.kind, body, text)
+    if cached:
+        session.stats.cache_hits += 1
+    session.stats.repairs[request.name] = session.stats.repairs.get(request.name, 0) + 1
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text, "repaired": True,
+                                                        "invalid_reply": first}
     return verdict
+
+
+def _invalid(session: JudgeSession, request: JudgeRequest, error: VerdictError, text: str,
+             repaired: bool = False) -> HarnessError:
+    """The abort for an invalid verdict (after the repair turn, when there was one)."""
+    turn = " after a repair turn" if repaired else ""
+    hint = ("the verdicts received so far are cached; rerun to resume" +
+            ("" if repaired or session.settings.repairs else
+             "; --judge-repairs 1 asks the Judge once more about an invalid verdict") +
+            ("" if session.settings.structured else
+             "; --judge-structured asks an engine that supports it to enforce the verdict's form"))
+    return _abort(session, JudgeError(
+        _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt){turn}: "
+               f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings), hint=hint))
 
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
                    stats: JudgeStats, progress: bool) -> tuple[dict[tuple[str, str], dict], dict]:
-    import httpx  # heavy: only the Judge path needs it
     from tqdm import tqdm
-    headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
-    ssl_context = httpx.create_ssl_context()  # built once, shared by every client
+    headers = openai_api.auth_headers(settings.api_key)
     bar = tqdm(total=len(requests), desc="Judge", unit="req", disable=not progress, dynamic_ncols=True)
     host = public_host(settings.api_base)
 
@@ -543,13 +579,8 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
     health = ProviderHealth(host, max_concurrency=settings.concurrency, deadline_s=settings.deadline,
                             notify=notify, setting="JUDGE_API_BASE", backoff_s=settings.backoff,
                             backoff_max_s=settings.backoff_max)
-    async with contextlib.AsyncExitStack() as stack:
-        clients: asyncio.Queue = asyncio.Queue()
-        for _ in range(settings.concurrency):
-            clients.put_nowait(await stack.enter_async_context(httpx.AsyncClient(
-                verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
-                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))))
-        session = JudgeSession(settings=settings, clients=clients, cache=cache, stats=stats,
+    async with client_pool(settings.concurrency, settings.timeout) as pool:
+        session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
                                url=endpoint_url(settings), kind=endpoint_kind(settings.model),
                                abort=asyncio.Event(), health=health, headers=headers,
                                bar=None if not progress else bar)
@@ -603,13 +634,14 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "model": settings.model,
         "endpoint_kind": endpoint_kind(settings.model),
         "host": public_host(settings.api_base),
-        "params": request_params(settings),
-        "prompt_versions": dict(prompt_versions),
+        "params": recorded_params(settings),
+        "prompt_versions": {**prompt_versions, **({"repair": REPAIR_VERSION} if settings.repairs else {})},
         "calls": stats.calls,
         "cache_hits": stats.cache_hits,
         "retries": stats.retries,
         "rate_limited": stats.rate_limited,
         "deduplicated": stats.deduplicated,
+        "repairs": dict(sorted(stats.repairs.items())),
         "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
     }
 

@@ -3,8 +3,9 @@
     python -m eval.leaderboard RUN [RUN ...] [--csv PATH] [--markdown PATH]
 
 Columns: run (the system's model when predictions.meta.json recorded one, else the directory
-name), n, formal, the headline metrics with their 95% interval bounds, the per-constraint rates
-(Sandglass: the card's shares, slope and quality gaps), the signature, and `differs_from_first`:
+name), n, formal, the benchmark's headline metrics with their 95% interval bounds, its extra
+columns (InstTrans: the per-constraint rates; Sandglass: the card's shares, slope and quality
+gaps), the signature, and `differs_from_first`:
 the signature keys in which a run differs from the first one given (empty when comparable; the
 `system:` part never counts). Runs of different benchmarks do not share a table.
 """
@@ -18,12 +19,9 @@ import json
 import sys
 from pathlib import Path
 
-from eval.compare import CompareError, Run, signature_check
-from eval.insttrans.rules import CONSTRAINT_KINDS
-
-INSTTRANS_HEADLINES = ("if_score", "quality", "hard_pass_rate")
-SANDGLASS_HEADLINES = ("score", "syllable_reward", "quality", "mean_abs_dev")
-SANDGLASS_EXTRA = ("pm1", "dev_le_5", "dev_le_10", "dev_le_20", "slope", "q_gap_short", "q_gap_long")
+from eval.benchmark import Benchmark
+from eval.compare import Run, check_summary, signature_check
+from eval.errors import CompareError
 TEXT_COLUMNS = {"run", "signature", "differs_from_first", "path"}
 INT_COLUMNS = {"n"}
 BOOL_COLUMNS = {"formal"}
@@ -39,6 +37,10 @@ def read_summary(path: Path) -> Run:
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
     except ValueError as error:
         raise CompareError(f"{summary_path}: not JSON ({error})", "rerun evaluate.py into this directory") from None
+    try:
+        check_summary(summary)
+    except ValueError as error:
+        raise CompareError(f"{summary_path}: {error}", "rerun evaluate.py into this directory") from None
     return Run(Path(path), Path(path).name or str(path), summary)
 
 
@@ -47,10 +49,10 @@ def _system_name(run: Run) -> str:
     return system.get("model") or run.name
 
 
-def headline_of(benchmark: str, rows: list[dict]) -> str:
-    """The column the table is sorted by: if_score (Sandglass: score) when any run has it, else
-    hard_pass_rate (Sandglass: syllable_reward)."""
-    first, fallback = ("score", "syllable_reward") if benchmark == "sandglass" else ("if_score", "hard_pass_rate")
+def headline_of(bench: Benchmark, rows: list[dict]) -> str:
+    """The column the table is sorted by: the benchmark's first sort metric (InstTrans: if_score)
+    when any run has it, else its fallback (hard_pass_rate), which needs no Judge."""
+    first, fallback = bench.sort_metrics
     return first if any(row.get(first) is not None for row in rows) else fallback
 
 
@@ -63,16 +65,12 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
     if len(benchmarks) > 1:
         raise CompareError("the runs belong to different benchmarks (" + ", ".join(sorted(benchmarks)) + ")",
                            "make one table per benchmark")
-    benchmark = benchmarks.pop()
+    bench = runs[0].bench
     names = [_system_name(run) for run in runs]
     duplicated = {name for name in names if names.count(name) > 1}
     names = [f"{name} ({run.path.name})" if name in duplicated else name for name, run in zip(names, runs)]
-    if benchmark == "sandglass":
-        headlines, extra = SANDGLASS_HEADLINES, list(SANDGLASS_EXTRA)
-    else:
-        headlines = INSTTRANS_HEADLINES
-        present = {cid for run in runs for cid in run.summary.get("by_constraint", {})}
-        extra = [cid for cid in CONSTRAINT_KINDS if cid in present]
+    headlines = [metric.name for metric in bench.headline_metrics]
+    extra = bench.leaderboard_columns([run.summary for run in runs])
     columns = ["run", "n", "formal"]
     for name in headlines:
         columns += [name, f"{name}_low", f"{name}_high"]
@@ -80,23 +78,19 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
     rows = []
     for name, run in zip(names, runs):
         summary = run.summary
-        row = {"run": name, "n": summary["data"]["n_instances"], "formal": bool(summary["formal"])}
+        row = {"run": name, "n": summary["data"].get("n_instances"), "formal": bool(summary.get("formal"))}
         for metric in headlines:
             entry = summary.get(metric) or {}
             interval = entry.get("ci95") or [None, None]
             row.update({metric: entry.get("value"), f"{metric}_low": interval[0], f"{metric}_high": interval[1]})
         for column in extra:
-            if benchmark == "sandglass":
-                row[column] = (summary.get("overall") or {}).get(column)
-            else:
-                entry = summary.get("by_constraint", {}).get(column) or {}
-                row[column] = entry.get("pass_rate", entry.get("mean"))
+            row[column] = bench.leaderboard_value(summary, column)
         differences = signature_check(runs[0], run)["differences"]
         row.update(signature=summary["signature"], differs_from_first=",".join(item["key"] for item in differences),
                    path=str(run.path))
         rows.append(row)
-    headline = headline_of(benchmark, rows)
-    lower_is_better = headline == "mean_abs_dev"
+    headline = headline_of(bench, rows)
+    lower_is_better = headline in bench.lower_is_better()
     rows.sort(key=lambda row: (row[headline] is None,
                                0 if row[headline] is None else (row[headline] if lower_is_better else -row[headline]),
                                row["run"]))
@@ -150,26 +144,51 @@ def _number(value, digits: int = 4) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def _escape_cell(text: str) -> str:
+    return str(text).replace("|", "\\|")  # GFM: a pipe in a cell is escaped
+
+
+def signature_footnotes(rows: list[dict]) -> tuple[list[int], list[str]]:
+    """(footnote number per row, footnote lines): runs with the same signature share a note; a note
+    says in which signature keys it differs from the first run's."""
+    numbers: dict[str, int] = {}
+    per_row, notes = [], []
+    for row in rows:
+        if row["signature"] not in numbers:
+            numbers[row["signature"]] = len(numbers) + 1
+            flag = f" (differs from the first run in: {row['differs_from_first']})" if row["differs_from_first"] else ""
+            notes.append(f"[{numbers[row['signature']]}] `{row['signature']}`{flag}")
+        per_row.append(numbers[row["signature"]])
+    return per_row, notes
+
+
 def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) -> str:
-    """A Markdown table: metrics with their interval, rates, and a flag for runs whose
-    signature differs from the first run's."""
+    """Markdown that stays readable in a terminal and a diff: the headline table (metrics with their
+    interval), the per-constraint rates transposed (one line per rate, one column per run), and each
+    distinct signature once, as a numbered footnote."""
     metrics = [column for column in columns if f"{column}_low" in columns]
     rates = [column for column in columns if column not in metrics and not column.endswith(("_low", "_high"))
              and column not in ("run", "n", "formal", "signature", "differs_from_first", "path")]
-    header = ["run", "n", "formal", *metrics, *rates, "signature"]
-    lines = [f"Sorted by {headline}. † signature differs from the first run's (not comparable).", "",
-             "| " + " | ".join(header) + " |", "|---|---:|---|" + "---:|" * (len(metrics) + len(rates)) + "---|"]
-    for row in rows:
-        cells = [row["run"].replace("|", "\\|") + (" †" if row["differs_from_first"] else ""), str(row["n"]),
+    notes_of, notes = signature_footnotes(rows)
+    lines = [f"Sorted by {headline}; [95% interval]. † signature differs from the first run's (not comparable); "
+             "[N]: the run's signature, below.", "",
+             "| # | run | n | formal | " + " | ".join(metrics) + " | signature |",
+             "|---:|---|---:|---|" + "---:|" * len(metrics) + "---|"]
+    for index, (row, note) in enumerate(zip(rows, notes_of), 1):
+        cells = [str(index), _escape_cell(row["run"]) + (" †" if row["differs_from_first"] else ""), str(row["n"]),
                  "yes" if row["formal"] else "no"]
         for metric in metrics:
             value, low, high = row[metric], row[f"{metric}_low"], row[f"{metric}_high"]
             cells.append("n/a" if value is None else
                          f"{value:.4f} [{_number(low)}, {_number(high)}]" if low is not None else f"{value:.4f}")
-        cells += [_number(row[rate]) for rate in rates]
-        flag = f" (differs: {row['differs_from_first']})" if row["differs_from_first"] else ""
-        cells.append(f"`{row['signature']}`".replace("|", "\\|") + flag)  # GFM: a pipe in a cell is escaped
+        cells.append(f"[{note}]")
         lines.append("| " + " | ".join(cells) + " |")
+    if rates:
+        lines += ["", "| rate | " + " | ".join(f"#{index}" for index in range(1, len(rows) + 1)) + " |",
+                  "|---|" + "---:|" * len(rows)]
+        lines += ["| " + " | ".join([rate, *(_number(row[rate]) for row in rows)]) + " |" for rate in rates]
+    lines += ["", "Signatures:", ""] + [f"{note}  " if position < len(notes) - 1 else note
+                                        for position, note in enumerate(notes)]
     return "\n".join(lines) + "\n"
 
 
@@ -183,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from eval.cli import run_cli
+    from eval.exits import run_cli
     from eval.outputs import write_atomic
 
     def run(arguments: list[str] | None) -> int:

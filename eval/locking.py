@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Iterator
 
 from eval.errors import ConfigError
+from eval.redaction import redact
 
 
 def lock_path_for(path: Path, is_dir: bool | None = None) -> Path:
     """The lock file of `path`: `<dir>/.lock` for a directory, `<file>.lock` beside a file.
     `is_dir=None` goes by what exists on disk."""
-    path = Path(path)
+    path = Path(path).resolve()  # a symlinked cache or directory is locked where it really is
     if is_dir is None:
         is_dir = path.is_dir()
     return path / ".lock" if is_dir else path.with_name(path.name + ".lock")
@@ -43,8 +44,6 @@ def hold_lock(path: Path, what: str, *, is_dir: bool | None = None,
     """Hold the exclusive lock of `path` (a directory or a file; `what` names it in messages,
     e.g. "output directory") for the `with` block; yields the lock file. Raises ConfigError at
     once when another holder has it. The command line written is redacted of `secrets`."""
-    from eval.provider import redact
-
     lock_file = lock_path_for(path, is_dir)
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)

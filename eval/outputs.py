@@ -7,15 +7,20 @@ result already renamed, so an output directory holds either a whole result or no
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 # The files a run writes, in the order they are renamed into place: summary.json last, so its
 # presence means the run finished. Only these are ever removed from an output directory.
-RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "summary.json")
+RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "summary.json")
+# Signals that stop a run (SPEC §11); held back while the result files are renamed into place.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _temporary_copy(path: Path, text: str) -> Path:
@@ -23,9 +28,7 @@ def _temporary_copy(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        # A lone surrogate (a model's JSON key "\ud800") cannot be UTF-8: JSON texts escape it
-        # (`jsonl_line`, `json_text`); a report shows it as the escape `\ud800`.
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as stream:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
         umask = os.umask(0)
         os.umask(umask)
@@ -52,9 +55,27 @@ def result_paths(output_dir: Path) -> list[Path]:
 
 def remove_previous_results(output_dir: Path) -> None:
     """Delete the result files of an earlier run (only those: the Judge cache and anything else
-    in the directory stay), so that nothing of it can pass for this run's result."""
-    for path in result_paths(output_dir):
+    in the directory stay), so that nothing of it can pass for this run's result. summary.json
+    goes first: if it cannot be removed, the earlier result is left whole."""
+    for path in reversed(result_paths(output_dir)):
         path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _stop_signals_held():
+    """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only); one that arrives
+    meanwhile is taken off the queue at the end: the results are whole by then, the run is done."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+        late = signal.sigpending() & set(STOP_SIGNALS)
+        for signum in late:
+            signal.sigtimedwait([signum], 0)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def write_results(output_dir: Path, texts: dict[str, str]) -> None:
@@ -67,11 +88,14 @@ def write_results(output_dir: Path, texts: dict[str, str]) -> None:
     placed: list[Path] = []
     try:
         for name in names:
-            temporaries[name] = _temporary_copy(output_dir / name, texts[name])
-        for name in names:
-            os.replace(temporaries[name], output_dir / name)
-            del temporaries[name]
-            placed.append(output_dir / name)
+            # A lone surrogate (a model's JSON key "\ud800", shown in a report) cannot be UTF-8:
+            # it is written as its escape `\ud800` (JSON texts arrive escaped already).
+            temporaries[name] = _temporary_copy(output_dir / name, _escape_surrogates(texts[name]))
+        with _stop_signals_held():  # a signal between two renames must not leave half a result
+            for name in names:
+                os.replace(temporaries[name], output_dir / name)
+                del temporaries[name]
+                placed.append(output_dir / name)
     except BaseException:
         for path in [*temporaries.values(), *placed]:
             path.unlink(missing_ok=True)

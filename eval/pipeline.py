@@ -1,4 +1,4 @@
-"""The run pipeline both benchmarks share (SPEC §6, §9–§11).
+"""The run pipeline every benchmark shares (SPEC §6, §9–§11); it never names one.
 
 evaluate.py: settings → data → predictions → lock → Judge → scoring → aggregation → outputs.
 The order keeps a failed run harmless: everything that can be checked is checked before the
@@ -12,11 +12,12 @@ from pathlib import Path
 from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark
-from eval.config import DataSource, RunConfig
-from eval.data import LoadedData, load_data
+from eval.config import HARNESS, DataSource, RunConfig
 from eval.errors import ConfigError
-from eval.failures import failures_markdown_text
+from eval.explorer import render_explorer_html
+from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
+from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
                           write_results)
@@ -27,7 +28,26 @@ from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(source, bench.default_data, bench.default_dataset, bench.validate_rows)
+    return load_data(source, bench.default_data, bench.validate_rows, bench.clean_hub_row)
+
+
+def check_choices(bench: Benchmark, config: RunConfig) -> None:
+    """The prompt set, counter and options a run names must be the benchmark's (SPEC §15 plugs
+    `release` in beside `harness`)."""
+    for what, name, known in (("prompt set", config.prompt_set, bench.prompt_sets),
+                              ("syllable counter", config.counter, bench.counters)):
+        if name not in known:
+            raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known)}")
+    for name, value in config.options.items():
+        if name in bench.options and value not in bench.options[name]:
+            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r}",
+                              f"use one of: {', '.join(sorted(bench.options[name]))}")
+
+
+def choice_parts(config: RunConfig) -> tuple[str, ...]:
+    """Signature parts for a prompt set or counter other than the harness's own (none by default)."""
+    return tuple(f"{key}:{name}" for key, name in (("prompts", config.prompt_set), ("counter", config.counter))
+                 if name != HARNESS)
 
 
 def read_case_ids(path: Path, known: set[str]) -> list[str]:
@@ -78,11 +98,11 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
                   extra_reasons: list[str]) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
-    known_as = identify(data.sha256, bench.name)
+    known_as = identify(data.sha256, bench)
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench.name, identity=data.identity)
+    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
@@ -100,7 +120,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "judge": judge_block,
         "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config), *system_part),
+                                    settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
+                                              *system_part),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
@@ -109,9 +130,18 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     return summary
 
 
+def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[dict]) -> None:
+    """--log-samples (lm-eval's name): each score row also carries the prediction exactly as given
+    (null when missing) and the messages the model saw, for readers with their own tools."""
+    for row, score in zip(rows, scores):
+        score["prediction"] = predictions.get(row["case_id"])
+        score["model_input"] = bench.model_input(row)["messages"]
+
+
 def run_evaluation(config: RunConfig) -> int:
     """Score one predictions file; returns the exit status (errors raise HarnessError)."""
     bench = get_benchmark(config.benchmark)
+    check_choices(bench, config)
     extra_reasons = bench.check_config(config)
     refuse_inputs_among_results(config)
     data = load_benchmark_data(bench, config.source)
@@ -128,21 +158,26 @@ def run_evaluation(config: RunConfig) -> int:
         if config.judge is not None:
             from eval import judge_client
 
+            prompts = bench.prompt_sets[config.prompt_set]
             verdicts, judge_block = judge_client.run_judge_prompts(
-                bench.judge_requests(rows, predictions), config.judge, config.cache_path, bench.prompt_versions,
+                prompts.judge_requests(rows, predictions), config.judge, config.cache_path, dict(prompts.versions),
                 progress=not config.quiet)
         scores = bench.score_rows(rows, predictions, verdicts, config)
+        if config.log_samples:
+            log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons)
+        failure_lists = failures(scores, summary, bench=bench)
         write_results(config.output_dir, {
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-            "report.md": bench.report_markdown(summary) + failures_markdown_text(scores, summary),
-            "report.html": render_report_html(summary, scores),
+            "report.md": bench.report_markdown(summary) + "\n".join(failures_markdown(failure_lists)) + "\n",
+            "report.html": render_report_html(summary, scores, bench, failure_lists),
+            "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             "summary.json": json_text(summary),
         })
     if not config.quiet:
         print(bench.console_table(summary))
-        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md and report.html")
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html")
     return 0
 
 

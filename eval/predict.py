@@ -14,27 +14,38 @@ Provider faults are judged for the run by eval.provider (shared with the Judge, 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
-import hashlib
 import json
 import os
-import re
 import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from eval import __version__
-from eval.data import read_jsonl_objects
+from eval import __version__, openai_api
+from eval.data import file_sha256, read_jsonl_objects
 from eval.errors import ConfigError, DataError, HarnessError
-from eval.judge_client import REASONING_EFFORTS, public_host, uses_responses_endpoint
+from eval.openai_api import (  # noqa: F401  (CHAT, RESPONSES, responses_input: this module's names too)
+    Endpoint,
+    CHAT,
+    CONTEXT_WINDOW,
+    REASONING_EFFORTS,
+    RESPONSES,
+    Answer,
+    auth_headers,
+    client_pool,
+    endpoint_url,
+    engine_headers,
+    models_url,
+    parse_answer,
+    public_host,
+    responses_input,
+    uses_responses_endpoint,
+)
 from eval.outputs import jsonl_line, write_atomic
 from eval.system_meta import meta_path_for
 
-CHAT = "chat_completions"
-RESPONSES = "responses"
 ENDPOINT_CHOICES = ("auto", "chat", "responses")
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT_S = 300.0  # a long answer takes minutes; a hung server is noticed after this plus the deadline
@@ -47,8 +58,6 @@ MAX_REPLY_BYTES = 8 * 1024 * 1024
 RESERVED_BODY_KEYS = frozenset({"model", "messages", "input", "stream"})
 # Request parameters that must stay the same across the runs that fill one output file.
 RESUME_KEYS = ("model", "endpoint_kind", "params")
-ENGINE_HEADERS = ("server", "x-powered-by", "x-served-by", "openai-version", "x-litellm-model-id",
-                  "x-litellm-version", "x-vllm-version")
 MODEL_ENTRY_FIELDS = ("id", "owned_by", "root", "parent", "max_model_len", "created")
 
 
@@ -73,12 +82,8 @@ class Interrupted(Exception):
 # ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PredictSettings:
-    """Everything that decides how the model is asked; the key is kept out of repr."""
-
-    model: str
-    api_base: str
-    api_key: str = field(repr=False)
+class PredictSettings(Endpoint):
+    """Everything that decides how the model is asked (the endpoint's key is kept out of repr)."""
     endpoint_kind: str = CHAT
     params: dict = field(default_factory=dict)  # every request parameter besides model and messages
     concurrency: int = DEFAULT_CONCURRENCY
@@ -166,161 +171,34 @@ def parse_extra_body(text: str | None) -> dict:
     return value
 
 
-def endpoint_url(api_base: str, kind: str) -> str:
-    """`{base}/chat/completions` or `{base}/responses`, keeping any query string of the base."""
-    import httpx
-
-    base = httpx.URL(api_base)
-    suffix = "/responses" if kind == RESPONSES else "/chat/completions"
-    return str(base.copy_with(path=base.path.rstrip("/") + suffix))
-
-
-def models_url(api_base: str) -> str:
-    import httpx
-
-    base = httpx.URL(api_base)
-    return str(base.copy_with(path=base.path.rstrip("/") + "/models"))
-
-
 # ---------------------------------------------------------------------------------------------
 # Request bodies (nothing added)
 # ---------------------------------------------------------------------------------------------
 
-def responses_input(messages: list[dict]) -> list[dict]:
-    """Chat messages as Responses `input` items: the same roles and texts, in order.
-
-    A string content stays a string; a list of `{"type": "text"}` parts becomes `input_text`
-    parts (`output_text` for an assistant turn), the Responses spelling of the same part.
-    """
-    items = []
-    for message in messages:
-        content = message["content"]
-        if isinstance(content, list):
-            text_type = "output_text" if message["role"] == "assistant" else "input_text"
-            content = [{**part, "type": text_type} if isinstance(part, dict) and part.get("type") == "text" else part
-                       for part in content]
-        items.append({**message, "content": content})
-    return items
-
-
 def request_body(settings: PredictSettings, messages: list[dict]) -> bytes:
     """The exact bytes sent for one row: model, the row's messages, the given parameters."""
-    if settings.endpoint_kind == RESPONSES:
-        body = {"model": settings.model, "input": responses_input(messages), **settings.params}
-    else:
-        body = {"model": settings.model, "messages": messages, **settings.params}
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return openai_api.request_body(settings.endpoint_kind, settings.model, messages, settings.params)
 
 
 # ---------------------------------------------------------------------------------------------
 # Answers
 # ---------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Answer:
-    """What one response says: the answer text exactly as returned, and what came with it."""
-
-    text: str
-    finish: str | None               # chat finish_reason, or Responses status
-    truncated: bool
-    refusal: str | None = None
-    reasoning_chars: int | None = None  # None: no reasoning came back separately
-    model: str | None = None
-    usage: dict = field(default_factory=dict)
-    incomplete_reason: str | None = None
-
-    def record(self, case_id: str) -> dict:
-        """The output line: `prediction` is scored; `response` is provenance (ignored by scoring)."""
-        response = {"finish": self.finish, "truncated": self.truncated, "model": self.model}
-        if self.incomplete_reason is not None:
-            response["incomplete_reason"] = self.incomplete_reason
-        if self.refusal is not None:
-            response["refusal"] = self.refusal
-        if self.reasoning_chars is not None:
-            response["reasoning_chars"] = self.reasoning_chars
-        if self.usage:
-            response["usage"] = self.usage
-        return {"case_id": case_id, "prediction": self.text, "response": response}
+def answer_record(answer: Answer, case_id: str) -> dict:
+    """The output line: `prediction` is scored; `response` is provenance (ignored by scoring)."""
+    response = {"finish": answer.finish, "truncated": answer.truncated, "model": answer.model}
+    if answer.incomplete_reason is not None:
+        response["incomplete_reason"] = answer.incomplete_reason
+    if answer.refusal is not None:
+        response["refusal"] = answer.refusal
+    if answer.reasoning_chars is not None:
+        response["reasoning_chars"] = answer.reasoning_chars
+    if answer.usage:
+        response["usage"] = answer.usage
+    return {"case_id": case_id, "prediction": answer.text, "response": response}
 
 
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content
-                       if isinstance(part, dict) and part.get("type") in ("text", "output_text"))
-    return ""
-
-
-def _usage(payload: dict) -> dict:
-    """Token counts, whichever endpoint's names the server uses."""
-    usage = payload.get("usage")
-    if not isinstance(usage, dict):
-        return {}
-    def number(*names):
-        for name in names:
-            value = usage.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-        return None
-    details = usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
-    counts = {"input": number("prompt_tokens", "input_tokens"), "output": number("completion_tokens", "output_tokens"),
-              "total": number("total_tokens"),
-              "reasoning": details.get("reasoning_tokens") if isinstance(details, dict) else None}
-    return {key: value for key, value in counts.items() if isinstance(value, int) and not isinstance(value, bool)}
-
-
-def extract_answer(kind: str, payload: object) -> Answer:
-    """The final answer of a 200 body (SPEC §13); ValueError when the body is not a response.
-
-    Chat: `choices[0].message.content`; `reasoning_content` / `reasoning` are not the answer.
-    Responses: the `output_text` parts of the `message` items; `reasoning` items are not.
-    """
-    if not isinstance(payload, dict):
-        raise ValueError("the response body is not a JSON object")
-    model = payload.get("model") if isinstance(payload.get("model"), str) else None
-    if kind == RESPONSES:
-        output = payload.get("output")
-        if not isinstance(output, list):
-            raise ValueError("the response has no output list")
-        status = payload.get("status")
-        texts, refusals, reasoning = [], [], None
-        for item in output:
-            if not isinstance(item, dict):
-                continue
-            if item.get("type") == "reasoning":
-                parts = [part.get("text", "") for key in ("summary", "content")
-                         for part in item.get(key) or [] if isinstance(part, dict)]
-                reasoning = (reasoning or 0) + sum(len(str(text)) for text in parts)
-            elif item.get("type") == "message":
-                for part in item.get("content") or []:
-                    if isinstance(part, dict) and part.get("type") == "output_text":
-                        texts.append(str(part.get("text", "")))
-                    elif isinstance(part, dict) and part.get("type") == "refusal":
-                        refusals.append(str(part.get("refusal", "")))
-        details = payload.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, dict) else None
-        return Answer(text="".join(texts), finish=status if isinstance(status, str) else None,
-                      truncated=status == "incomplete", refusal="".join(refusals) if refusals else None,
-                      reasoning_chars=reasoning, model=model, usage=_usage(payload),
-                      incomplete_reason=str(reason) if reason is not None else None)
-    choices = payload.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError("the response has no choices")
-    choice = choices[0]
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        raise ValueError("the first choice has no message")
-    finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
-    reasoning = None
-    for name in ("reasoning_content", "reasoning"):
-        value = message.get(name)
-        if isinstance(value, str) and value:
-            reasoning = (reasoning or 0) + len(value)
-    refusal = message.get("refusal")
-    return Answer(text=_text_of(message.get("content")), finish=finish, truncated=finish == "length",
-                  refusal=str(refusal) if refusal else None, reasoning_chars=reasoning, model=model,
-                  usage=_usage(payload))
+extract_answer = parse_answer  # the final answer of a 200 body (SPEC §13), read by eval/openai_api.py
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,10 +293,6 @@ def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def count_records(records: list[dict]) -> tuple[dict, dict, dict]:
     """(counts, token usage, reported models) over the whole file (SPEC §13)."""
     counts = {"written": 0, "answered": 0, "truncated": 0, "empty": 0, "refused": 0, "reasoning_returned": 0}
@@ -505,14 +379,17 @@ def rejection_error(error, settings: PredictSettings, case_id: str) -> HarnessEr
     """A request the server refused (eval.provider.ProviderRejected) as one line with a hint of
     what to change; 400/401/403/404 exit 2, any other 4xx exits 3 (its own exit status)."""
     text = f"{error.provider_message} {error.param}"
-    if error.status == 400 and re.search(r"context.length|maximum context|too many tokens|too long", text, re.I):
+    if error.status == 400 and CONTEXT_WINDOW.search(text):
         hint = "the prompt and --max-tokens exceed the model's context window: lower --max-tokens or serve a longer context"
     else:
-        hint = {400: "the server does not accept this request: check --model, --endpoint, the parameters and "
-                     "--extra-body",
+        hint = {400: "the server does not accept this request: check --model, --endpoint, the parameters, "
+                     "--extra-body and MODEL_API_KEY (some gateways answer a bad key with 400)",
                 401: "check MODEL_API_KEY", 403: "check MODEL_API_KEY and that it may use this model",
                 404: "check MODEL_API_BASE (usually ends in /v1) and --model"}.get(
             error.status, "the server refused this request")
+        if getattr(error, "validation", False):
+            hint = ("the server is up and refuses a field of the request in the words above: check --extra-body "
+                    "and the parameters")
     rejected = HarnessError(f"the model server {error.host} answered HTTP {error.status} for case {case_id}: "
                             f"{error.provider_message}", hint=hint + "; answers received so far are saved")
     rejected.exit_status = error.exit_status
@@ -573,19 +450,25 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     import httpx
     from tqdm import tqdm
 
-    from eval.provider import ProviderDown, ProviderFailing, ProviderHealth, ProviderRejected, redact, send
+    from eval.provider import ProviderFailing, ProviderHealth, ProviderRejected, redact, send
 
     secrets = (settings.api_key,)
-    headers = {"Authorization": f"Bearer {settings.api_key}", "Content-Type": "application/json"}
+    headers = auth_headers(settings.api_key)
     url = endpoint_url(settings.api_base, settings.endpoint_kind)
     host = public_host(settings.api_base)
     health = ProviderHealth(host, max_concurrency=settings.concurrency, deadline_s=settings.deadline_s,
-                            notify=notify, setting="MODEL_API_BASE")
+                            notify=notify, setting="MODEL_API_BASE", timeout_flag="--timeout",
+                            deadline_flag="--deadline", down_hint=f"check that the model server at {host} is up "
+                                                                  "(MODEL_API_BASE); ",
+                            resume_hint="the answers received so far are saved: rerun the same command to resume")
     rows = iter(pending)
     bar = tqdm(total=len(pending), desc="predict", unit="req", disable=not progress, dynamic_ncols=True)
-    ssl_context = httpx.create_ssl_context()
 
-    async def worker(client) -> None:
+    async def worker(pool) -> None:
+        async with pool.slot() as client:
+            await ask_rows(client)
+
+    async def ask_rows(client) -> None:
         for row in rows:
             body = request_body(settings, row.messages)
             try:
@@ -593,10 +476,6 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                    max_reply_bytes=MAX_REPLY_BYTES)
             except _Stopped:
                 return
-            except ProviderDown as error:
-                raise ProviderDown(error.host, error.last_cause,
-                                   hint=f"check that the model server at {host} is up (MODEL_API_BASE); the answers "
-                                        "received so far are saved: rerun the same command to resume") from None
             except ProviderRejected as error:
                 raise rejection_error(error, settings, row.case_id) from None
             except ProviderFailing as error:
@@ -604,7 +483,7 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                    hint="the server answers other requests but not this one; the answers received "
                                         "so far are saved: rerun to resume") from None
             if not state.engine_headers:
-                state.engine_headers = {name: reply.headers[name] for name in ENGINE_HEADERS if name in reply.headers}
+                state.engine_headers = engine_headers(reply.headers)
             try:
                 answer = extract_answer(settings.endpoint_kind, reply.payload)
             except ValueError as error:
@@ -612,18 +491,14 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                           f"{settings.endpoint_kind} response: {error}", secrets, 500),
                                    hint="check MODEL_API_BASE (an OpenAI-compatible API) and --endpoint; the "
                                         "answers received so far are saved: rerun to resume") from None
-            writer.write(answer.record(row.case_id))
+            writer.write(answer_record(answer, row.case_id))
             state.written += 1
             bar.update(1)
 
-    async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(httpx.AsyncClient(
-            verify=ssl_context, timeout=httpx.Timeout(settings.timeout),
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1)))
-            for _ in range(min(settings.concurrency, max(len(pending), 1)))]
-        probe_client = await stack.enter_async_context(httpx.AsyncClient(verify=ssl_context))
+    size = min(settings.concurrency, max(len(pending), 1))
+    async with client_pool(size, settings.timeout) as pool, httpx.AsyncClient(verify=pool.ssl_context) as probe_client:
         probe = asyncio.ensure_future(_probe_models(probe_client, settings, headers))  # beside the work, never before it
-        tasks = [asyncio.ensure_future(worker(client)) for client in clients]
+        tasks = [asyncio.ensure_future(worker(pool)) for _ in range(size)]
         stop_waiter = asyncio.ensure_future(stop_requested.wait())
         try:
             while True:
@@ -728,6 +603,11 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
             if written:
                 notify(f"resuming: {len(written)} of {len(inputs)} answers already in {output_path}; "
                        f"asking for {len(pending)}")
+            # the meta first: a run killed before its end (even by SIGKILL) leaves a file a rerun resumes
+            write_atomic(meta_path, json.dumps(build_meta(
+                settings, inputs_path=inputs_path, inputs_sha256=inputs_sha256, n_inputs=len(inputs),
+                records=list(written.values()), runs=runs, engine=engine,
+                started_at=started_at or run_entry["started_at"]), ensure_ascii=False, indent=2) + "\n")
             writer = AnswerWriter(output_path)
             try:
                 found, signum = _run_with_signals(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from eval import __version__
-from eval.metrics import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 
 def run_reasons(n_used: int, n_total: int, limit: int | None, case_ids: str | None, skip_judge: bool,

@@ -9,7 +9,8 @@ by one per round of successes, so a rate limit without any header is found as we
 request through that health object: it retries what is transient, counts a 429 against no one,
 caps the reply at 64 KB, and redacts secrets from every message it makes.
 
-Both the Judge (eval/judge_client.py) and the prediction client build on this module.
+Both the Judge (eval/judge_client.py) and the prediction client build on this module; the shape
+of requests and replies is eval/openai_api.py.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from eval.errors import ConfigError, HarnessError, JudgeError
+from eval.openai_api import usage_of
+from eval.redaction import REDACTED, SECRET_PIECE, redact  # noqa: F401  (part of this module's interface)
 
 if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
     import httpx
@@ -34,8 +37,10 @@ MAX_PAUSE_S = 600.0  # an announced wait longer than this is taken as this
 MESSAGE_LIMIT = 500
 REJECTION_STATUSES = frozenset({400, 401, 403, 404})
 TRANSIENT_STATUSES = frozenset({408, 409})  # plus every 5xx; 429 is handled on its own
-REDACTED = "[redacted]"
-SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
+# A 5xx in these words is the server validating the request body (llama-cpp-python answers a field
+# it does not accept with a 500 "validation error"): the same request fails the same way every time.
+REQUEST_VALIDATION = re.compile(r"validation error|extra_forbidden|literal_error|Extra inputs are not permitted"
+                                r"|'loc': \('body'")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -43,28 +48,33 @@ SECRET_PIECE = 12  # no piece of a secret this long may survive redaction
 # ---------------------------------------------------------------------------------------------
 
 class ProviderDown(JudgeError):
-    """The provider stayed down past the run's deadline (exit 3); names the host and last cause."""
+    """No request succeeded for the run's deadline (exit 3); names the host and last cause.
 
-    def __init__(self, host: str, last_cause: str, hint: str | None = None):
-        super().__init__(f"the provider at {host} is not answering: {last_cause}", hint=hint)
+    `message` says what the provider did (not answering, only 429s, its own errors); by default
+    "the provider at HOST is not answering: CAUSE"."""
+
+    def __init__(self, host: str, last_cause: str, hint: str | None = None, message: str | None = None):
+        super().__init__(message or f"the provider at {host} is not answering: {last_cause}", hint=hint)
         self.host = host
         self.last_cause = last_cause
 
 
 class ProviderRejected(HarnessError):
-    """The provider refused the request itself (4xx other than 408/409/429): retrying cannot help.
+    """The provider refused the request itself (4xx other than 408/409/429, or a 5xx in the words of
+    a request validator): retrying cannot help.
 
     `provider_message` is the provider's own words (redacted, cut), `param` the field it blames.
     400/401/403/404 are configuration problems (exit 2); any other 4xx exits 3.
     """
 
-    def __init__(self, host: str, status: int, provider_message: str, param: str = ""):
+    def __init__(self, host: str, status: int, provider_message: str, param: str = "", validation: bool = False):
         super().__init__(f"{host} answered HTTP {status}: {provider_message}")
         self.host = host
         self.status = status
         self.provider_message = provider_message
         self.param = param
-        self.exit_status = 2 if status in REJECTION_STATUSES else 3
+        self.validation = validation  # a 5xx that validates the request body: a configuration error too
+        self.exit_status = 2 if status in REJECTION_STATUSES or validation else 3
 
 
 class ProviderFailing(JudgeError):
@@ -85,7 +95,7 @@ class ReplyTooLarge(JudgeError):
 # Secrets
 # ---------------------------------------------------------------------------------------------
 
-_BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20|\+)[^\s\"'<>,;\\]+")
+# redact() and its constants live in eval/redaction.py (locking needs them without this module).
 
 
 def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api_key: str, *,
@@ -111,34 +121,6 @@ def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api
     if not (api_key.isascii() and api_key.isprintable()):
         raise ConfigError(f"{key_variable} holds characters that cannot be sent in an HTTP header",
                           hint="copy the key again: it must be printable ASCII")
-
-
-def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:
-    """`text` without the secrets, any piece of them of 12 characters or more, and any `Bearer`
-    value; only then cut to `limit` characters, so a cut can never leave a key's prefix behind."""
-    pieces: set[str] = set()
-    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-        if len(secret) > SECRET_PIECE:
-            pieces.update(secret[i:i + SECRET_PIECE] for i in range(len(secret) - SECRET_PIECE + 1))
-    if pieces:
-        covered = [False] * len(text)
-        for start in range(len(text) - SECRET_PIECE + 1):
-            if text[start:start + SECRET_PIECE] in pieces:
-                covered[start:start + SECRET_PIECE] = [True] * SECRET_PIECE
-        if any(covered):
-            out, inside = [], False
-            for char, hidden in zip(text, covered):
-                if hidden and not inside:
-                    out.append(REDACTED)
-                elif not hidden:
-                    out.append(char)
-                inside = hidden
-            text = "".join(out)
-    text = _BEARER.sub(lambda match: f"{match.group(1)} {REDACTED}", text)
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 1)] + "…"
-    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,15 +203,25 @@ class ProviderHealth:
       after the first failed request of the streak was sent. While no request of the run has
       succeeded and every failure is a refused connection or an unknown host, the deadline is
       `startup_deadline_s`: a wrong address is reported within seconds, naming `setting`.
+    - Whatever the mix of failures and 429s, the run gives up once `deadline_s` has passed since
+      the first of them landed after the last success (SPEC §10: no success for the deadline): the
+      next failure or 429 to land after that gives up (a long announced wait is still waited for,
+      since its first request may succeed), and a request's own retry never runs past that point,
+      so a timeout longer than the deadline still ends the run by about timeout + deadline.
     - A 429 pauses the pool until the announced time (or for a short blind pause, doubling while
-      429s keep coming) and halves the concurrency limit; each success adds 1/limit to it.
+      429s keep coming) and halves the concurrency limit; each success adds 1/limit to it. A 429
+      before any success, or a second burst of 429s with no success between, drops the limit to
+      one request at a time (a probe), so a provider that only rate-limits costs few requests.
     """
 
     def __init__(self, host: str, *, max_concurrency: int, deadline_s: float = 30.0,
                  notify: Callable[[str], None] | None = None, setting: str = "JUDGE_API_BASE",
                  failure_threshold: int = 5, cooldown_s: float = 1.0, cooldown_max_s: float = 8.0,
                  backoff_s: float = 0.5, backoff_max_s: float = 8.0, startup_deadline_s: float = 5.0,
-                 blind_pause_s: float = 0.5, clock: Callable[[], float] = time.monotonic):
+                 blind_pause_s: float = 0.5, clock: Callable[[], float] = time.monotonic,
+                 timeout_flag: str = "--judge-timeout", deadline_flag: str = "--judge-deadline",
+                 resume_hint: str = "the verdicts received so far are cached; rerun to resume",
+                 down_hint: str = ""):
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.host = host
@@ -243,6 +235,8 @@ class ProviderHealth:
         self.startup_deadline_s = min(startup_deadline_s, deadline_s)
         self.blind_pause_initial_s = blind_pause_s
         self.clock = clock
+        self.timeout_flag, self.deadline_flag, self.resume_hint = timeout_flag, deadline_flag, resume_hint
+        self.down_hint = down_hint  # the hint's first words when nothing more specific is known
         # counters for the progress line
         self.sent = 0
         self.in_flight = 0
@@ -264,6 +258,8 @@ class ProviderHealth:
         self.last_cut_at = -math.inf
         self.blind_pause = blind_pause_s
         self.last_cause = ""
+        self.quiet_since: float | None = None  # when the first non-success since the last success landed
+        self.quiet_kinds: set[str] = set()  # what those were: timeout, unreachable, transport, http, rate_limited
         self.down: ProviderDown | None = None
         self.stopped: BaseException | None = None
         self._changed: asyncio.Event | None = None
@@ -309,14 +305,44 @@ class ProviderHealth:
 
     def _give_up(self) -> ProviderDown:
         if self.down is None:
-            hint = "the verdicts received so far are cached; rerun to resume"
-            if self.streak_unreachable and not self.ever_succeeded:
+            cause, kinds, message = self.last_cause or "no answer", self.quiet_kinds, None
+            hint = self.resume_hint
+            if kinds == {"rate_limited"}:
+                message = (f"the provider at {self.host} answered only 429 (rate limited) for "
+                           f"{self.deadline_s:g} s: {cause}")
+                hint = ("a gateway whose every upstream is failing or cooling down answers 429 too (LiteLLM: "
+                        f'"No deployments available"): check what is behind {self.setting}, or raise '
+                        f"{self.deadline_flag} to wait longer; " + hint)
+            elif kinds == {"http"}:
+                message = f"the provider at {self.host} answered, but failed every request: {cause}"
+                hint = ("the server is up and these are its own words: a parameter or model it rejects, or an "
+                        "upstream failing behind a gateway; " + hint)
+            elif "timeout" in kinds:
+                hint = (f"no answer came within {self.timeout_flag}: a slow model (a local engine on CPU) or a "
+                        "gateway that holds requests (LiteLLM retrying an upstream) needs a larger "
+                        f"{self.timeout_flag} (and {self.deadline_flag}); " + hint)
+            elif self.streak_unreachable and not self.ever_succeeded:
                 hint = (f"nothing accepts connections at {self.host}: check {self.setting} (host and port); "
                         + hint)
-            self.down = ProviderDown(self.host, self.last_cause or "no answer", hint=hint)
-            self._say(f"giving up on {self.host}: {self.last_cause}")
+            else:
+                hint = self.down_hint + hint
+            self.down = ProviderDown(self.host, cause, hint=hint, message=message)
+            self._say(f"giving up on {self.host}: {cause}")
             self._wake()  # every waiter must see it
         return self.down
+
+    def _quiet(self, now: float, kind: str) -> None:
+        """A failure or a 429 landed: the no-success clock runs from the first since the last success,
+        and the run gives up once it has run for the deadline (SPEC §10)."""
+        if self.quiet_since is None:
+            self.quiet_since = now
+        self.quiet_kinds.add(kind)
+        if now - self.quiet_since >= self.deadline_s - 0.05:
+            self._give_up()
+
+    def _heard(self) -> None:
+        self.quiet_since = None
+        self.quiet_kinds = set()
 
     def stop(self, reason: BaseException) -> None:
         """The run is stopping for its own reason (an invalid verdict, Ctrl-C): from now on
@@ -325,10 +351,13 @@ class ProviderHealth:
             self.stopped = reason
             self._wake()
 
-    def time_left(self, ticket: Ticket, timeout: float) -> float:
-        """The timeout of one attempt: a probe never runs past the deadline."""
+    def time_left(self, ticket: Ticket, timeout: float, retry: bool = False) -> float:
+        """The timeout of one attempt: a probe never runs past the breaker's deadline, a retry
+        never past the no-success deadline."""
         if ticket.probe:
             return max(0.05, min(timeout, self._deadline_at() - self.clock()))
+        if retry and self.quiet_since is not None:
+            return max(0.05, min(timeout, self.quiet_since + self.deadline_s - self.clock()))
         return timeout
 
     async def acquire(self) -> Ticket:
@@ -371,6 +400,7 @@ class ProviderHealth:
         self.in_flight -= 1
         self.succeeded += 1
         self.ever_succeeded = True
+        self._heard()
         if self.breaker_open:
             self._say(f"{self.host} answers again")
         self._close()
@@ -388,10 +418,12 @@ class ProviderHealth:
         """An answer that proves the provider alive but is no success (a rejection, a bad body)."""
         self.in_flight -= 1
         self.ever_succeeded = True
+        self._heard()
         self._close()
         await self._wake_all()
 
-    async def record_failure(self, ticket: Ticket, cause: str, *, unreachable: bool = False) -> bool:
+    async def record_failure(self, ticket: Ticket, cause: str, *, unreachable: bool = False,
+                             kind: str = "transport") -> bool:
         """A transient failure; returns True when it counts against the request's own retries
         (every failure does, a failed probe too, so --judge-max-retries still bounds a small run;
         only 429s never count)."""
@@ -414,18 +446,23 @@ class ProviderHealth:
             self.cooldown = self.cooldown_s
             self.next_probe_at = now + self.cooldown
             self._say(f"provider not answering ({cause}); retrying in {self.cooldown:g} s")
+        self._quiet(now, "unreachable" if unreachable else kind)
         await self._wake_all()
         return True
 
-    async def record_rate_limit(self, ticket: Ticket, wait_s: float | None) -> None:
-        """A 429: the provider is alive; the pool pauses and the concurrency limit halves."""
+    async def record_rate_limit(self, ticket: Ticket, wait_s: float | None, cause: str = "HTTP 429") -> None:
+        """A 429: the provider is alive; the pool pauses and the concurrency limit halves (drops
+        to one when nothing has succeeded since the last burst); no success for the deadline gives up."""
         now = self.clock()
         self.in_flight -= 1
         self.rate_limited += 1
+        self.last_cause = cause
         self._close()
         if ticket.started >= self.last_cut_at:  # one cut per burst, not one per rejected request
-            self.limit = max(1.0, self.limit / 2)
+            again = self.quiet_since is not None and "rate_limited" in self.quiet_kinds
+            self.limit = 1.0 if (again or not self.ever_succeeded) else max(1.0, self.limit / 2)
             self.last_cut_at = now
+        self._quiet(now, "rate_limited")
         if wait_s is None:
             wait_s = self.blind_pause * random.uniform(0.8, 1.2)
             if ticket.started >= self.paused_until:
@@ -474,26 +511,6 @@ class ProviderReply:
     text: str
     payload: object = None
     usage: dict[str, int] = field(default_factory=dict)
-
-
-def usage_of(payload: object) -> dict[str, int]:
-    """Token counts of a Responses or Chat Completions body as input / output / total (zeros
-    where the provider does not say)."""
-    usage = payload.get("usage") if isinstance(payload, dict) else None
-    if not isinstance(usage, dict):
-        return {}
-
-    def number(*names: str) -> int:
-        for name in names:
-            value = usage.get(name)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return int(value)
-        return 0
-
-    counts = {"input_tokens": number("input_tokens", "prompt_tokens"),
-              "output_tokens": number("output_tokens", "completion_tokens")}
-    counts["total_tokens"] = number("total_tokens") or counts["input_tokens"] + counts["output_tokens"]
-    return counts
 
 
 def provider_message(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
@@ -560,9 +577,9 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
         if not first:
             health.retries += 1
         first = False
-        limit = health.time_left(ticket, timeout)
+        limit = health.time_left(ticket, timeout, retry=failures > 0)
         outcome: str
-        cause = ""
+        cause, kind = "", "transport"
         unreachable = False
         try:
             async with asyncio.timeout(limit):
@@ -573,7 +590,7 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
         except (httpx.TransportError, httpx.DecodingError, TimeoutError) as error:
             status = 0
             if isinstance(error, TimeoutError) or isinstance(error, httpx.TimeoutException):
-                cause = f"no complete answer within {limit:g} s"
+                cause, kind = f"no complete answer within {limit:g} s", "timeout"
             else:
                 cause = redact(_describe(error), secrets, MESSAGE_LIMIT)
             unreachable = isinstance(error, httpx.ConnectError)
@@ -597,21 +614,29 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
             if failure is None:
                 await health.record_success(ticket, response.headers)
                 return ProviderReply(status, response.headers, text, payload, usage_of(payload))
-            outcome, cause = "failure", f"HTTP {status} carrying an error: {redact(failure, secrets, 300)}"
+            outcome, kind = "failure", "http"
+            cause = f"HTTP {status} carrying an error: {redact(failure, secrets, 300)}"
         else:
             text = raw.decode("utf-8", errors="replace")
             message, param = provider_message(text or response.reason_phrase, secrets)
             if status == 429 and "insufficient_quota" not in text:
                 outcome = "rate_limited"
+            elif status >= 500 and REQUEST_VALIDATION.search(message):
+                await health.record_answer(ticket)
+                raise ProviderRejected(health.host, status, message, param, validation=True)
             elif status in TRANSIENT_STATUSES or status >= 500:
-                outcome, cause = "failure", f"HTTP {status}: {message}"
+                outcome, cause, kind = "failure", f"HTTP {status}: {message}", "http"
             else:
                 await health.record_answer(ticket)
                 raise ProviderRejected(health.host, status, message, param)
         if outcome == "rate_limited":
-            await health.record_rate_limit(ticket, retry_after_seconds(response.headers))
+            await health.record_rate_limit(ticket, retry_after_seconds(response.headers), f"HTTP 429: {message}")
+            if health.down is not None:
+                raise health.down
             continue
-        counts = await health.record_failure(ticket, cause, unreachable=unreachable)
+        counts = await health.record_failure(ticket, cause, unreachable=unreachable, kind=kind)
+        if health.down is not None:
+            raise health.down
         if counts:
             failures += 1
             if failures > max_retries:

@@ -79,7 +79,7 @@ def time_row(row: dict, prediction: str) -> dict[str, float]:
     """Seconds per (rule set, hard id) on `row`, and for scoring and writing the row whole."""
     from eval.insttrans.rules import RULE_SETS
     from eval.outputs import jsonl_line
-    from eval.scoring import score_instance
+    from eval.insttrans.scoring import score_instance
 
     times = {}
     clear_text_caches()

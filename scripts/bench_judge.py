@@ -26,7 +26,9 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.data import load_rows_from_file, render_prompt
+from eval.data import load_rows_from_file
+from eval.insttrans.rows import render_prompt, validate_rows
+from eval.benchmark import HARNESS
 from eval.insttrans import INSTTRANS
 from eval.judge_client import JudgeSettings, run_judge_prompts
 from eval.predictions import load_predictions
@@ -122,20 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         data, predictions = (args.data, args.predictions) if args.data else write_inputs(folder, args.instances)
-        rows = load_rows_from_file(data)
+        rows = load_rows_from_file(data, validate_rows)
         loaded, _ = load_predictions(predictions, {row["case_id"] for row in rows}, set())
-        requests = INSTTRANS.judge_requests(rows, loaded)
+        requests = INSTTRANS.prompt_sets[HARNESS].judge_requests(rows, loaded)
         process, base_url = start_server(args.latency)
         try:
             settings = JudgeSettings(model="gpt-5.6-sol", api_base=base_url, api_key="bench-not-a-secret",
                                      concurrency=args.concurrency)
             cache = folder / "judge_cache.sqlite"
             started, cpu_started = time.perf_counter(), time.process_time()
-            results, block = run_judge_prompts(requests, settings, cache, INSTTRANS.prompt_versions, args.progress)
+            results, block = run_judge_prompts(requests, settings, cache, dict(INSTTRANS.prompt_versions), args.progress)
             cold, client_cpu = time.perf_counter() - started, time.process_time() - cpu_started
             after_cold = server_stats(base_url)
             started = time.perf_counter()
-            cached_results, cached_block = run_judge_prompts(requests, settings, cache, INSTTRANS.prompt_versions,
+            cached_results, cached_block = run_judge_prompts(requests, settings, cache, dict(INSTTRANS.prompt_versions),
                                                              args.progress)
             warm = time.perf_counter() - started
             after_warm = server_stats(base_url)

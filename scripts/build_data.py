@@ -19,8 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, RULE_SETS, check_hard
-from eval.data import bundled_row_problems, render_prompt, validate_row
+from eval.constraints import CONSTRAINT_KINDS, RULE_SETS, check_hard
+from eval.insttrans.rows import bundled_row_problems, render_prompt, validate_row
 from eval.errors import DataError
 
 FIELD_ORDER = ("case_id", "prompt", "reference", "source_lang", "target_lang", "source_text", "constraints",

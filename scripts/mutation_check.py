@@ -1,6 +1,6 @@
 """One-point AST mutation check: does the test suite notice a small change to a module?
 
-    nice -n 10 python -m scripts.mutation_check eval/metrics.py [eval/scoring.py ...]
+    nice -n 10 python -m scripts.mutation_check eval/stats.py [eval/insttrans/scoring.py ...]
         [--budget SECONDS] [--sample N] [--seed S] [--lines A-B] [--survivors-of JSON]
         [--revision REV] [--json PATH] [--list]
 
@@ -43,13 +43,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The test files that cover each module, fastest first: with -x the first failure ends the run.
 COVERING_TESTS: dict[str, tuple[str, ...]] = {
-    "eval/metrics.py": ("tests/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
-    "eval/scoring.py": ("tests/test_scoring.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/stats.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/insttrans/metrics.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py",
+                                  "tests/test_pipeline_judge.py"),
+    "eval/insttrans/scoring.py": ("tests/insttrans/test_scoring.py", "tests/test_pipeline.py",
+                                  "tests/test_pipeline_judge.py"),
     "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
     "eval/insttrans/rules.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_original_parity.py",
-                                "tests/test_judge_verdicts.py", "tests/test_prompts.py", "tests/test_data.py",
+                                "tests/test_judge_verdicts.py", "tests/insttrans/test_prompts.py", "tests/test_data.py",
                                 "tests/test_bundled_data.py", "tests/test_failures.py"),
-    "eval/insttrans/strict_rules.py": ("tests/test_strict_rules.py",),
+    # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
+    # what it reads of each benchmark) and the strict rules.
+    "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_faults.py", "tests/test_predict.py"),
+    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client.py", "tests/test_judge_faults.py",
+                             "tests/test_pipeline_judge.py"),
+    "eval/outputs.py": ("tests/test_outputs.py", "tests/test_pipeline.py"),
+    "eval/compare.py": ("tests/test_compare.py", "tests/test_leaderboard.py"),
+    "eval/pairing.py": ("tests/test_compare.py",),
+    "eval/insttrans/compare.py": ("tests/test_compare.py",),
+    "eval/sandglass/compare.py": ("tests/test_compare.py",),
+    "eval/insttrans/strict_rules.py": ("tests/test_strict_rules.py", "tests/test_bundled_data.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
 _RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",

@@ -16,7 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import evaluate
+from eval.cli import evaluate_parser, run_config_from_args
+from eval.pipeline import run_evaluation
 from tests.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,8 +39,9 @@ def cell(key: str, value) -> str:
 
 
 def run(out: Path, *extra: str) -> dict:
-    status = evaluate.main(["--benchmark", "sandglass", "--predictions", str(PREDICTIONS), "--output-dir", str(out),
-                            "--quiet", *extra])
+    arguments = ["--benchmark", "sandglass", "--predictions", str(PREDICTIONS), "--output-dir", str(out), "--quiet",
+                 *extra]
+    status = run_evaluation(run_config_from_args(evaluate_parser().parse_args(arguments)))
     if status:
         raise SystemExit(f"evaluate.py exited {status}")
     return json.loads((out / "summary.json").read_text(encoding="utf-8"))

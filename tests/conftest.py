@@ -10,7 +10,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-from eval.data import render_prompt
+from eval.insttrans.rows import render_prompt
 
 def make_row(case_id: str = "t-001", **fields) -> dict:
     """A valid §1 row (zh→en, one format_preserve line) with `fields` overriding the defaults."""

@@ -9,6 +9,9 @@ Answers carry what real providers send (ids, `created_at` / `created`, `model`, 
 stand-in can sit behind a gateway such as LiteLLM. Fault modes for the provider tests (SPEC §10):
 `dead_handler` (every request a 500), `hang_handler` (accepts, never answers), `refused_base_url()`
 (nothing listens), `RateLimit` (R requests per window, 429 with any header spelling or none),
+`only_429_handler` (every request 429, Retry-After 1), `cooling_handler` (LiteLLM's "No deployments
+available" 429), `param_500_handler` (llama-cpp-python's 500 for a body field it rejects),
+`invalid_handler` (the same invalid verdict every time; valid on the repair turn, or never),
 `JudgeServer(die_after=N)` (stops listening and drops every connection after N requests),
 `key_echo_handler` (quotes the Authorization header back in a 401).
 
@@ -74,9 +77,17 @@ Handler = Callable[[Recorded], Reply]
 # ---------------------------------------------------------------------------------------------
 
 def prompt_of(body: dict) -> str:
-    if "input" in body:
-        return body["input"]
-    return body["messages"][0]["content"]
+    """The first user message's text: the prompt, also inside a repair conversation."""
+    conversation = body["input"] if "input" in body else body["messages"]
+    if isinstance(conversation, str):
+        return conversation
+    return conversation[0]["content"]
+
+
+def is_repair(body: dict) -> bool:
+    """A repair turn (SPEC §10): the prompt, the Judge's invalid reply, and the repair message."""
+    conversation = body.get("input", body.get("messages"))
+    return isinstance(conversation, list) and len(conversation) == 3
 
 
 def candidate_of(prompt: str) -> str:
@@ -173,6 +184,40 @@ def key_echo_handler(request: Recorded) -> Reply:
     return Reply(401, {"error": {"message": f"Authentication Error, invalid header {request.headers.get('authorization')!r}"
                                             f" ({request.headers.get('authorization', '')[:20]}...)",
                                  "type": "auth_error"}})
+
+
+def only_429_handler(request: Recorded) -> Reply:
+    """A provider that only rate-limits: every request a 429 with `Retry-After: 1`."""
+    return Reply(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
+                                 "code": "rate_limit_exceeded"}}, {"retry-after": "1"})
+
+
+def cooling_handler(seconds: int = 5) -> Handler:
+    """A LiteLLM router whose every upstream is cooling down: 429 "No deployments available"."""
+    def handler(request: Recorded) -> Reply:
+        message = (f"No deployments available for selected model, Try again in {seconds} seconds. Passed "
+                   f"model={request.body.get('model')}. pre-call-checks=False, cooldown_list=[('d1', {{}})]")
+        return Reply(429, {"error": {"message": message, "type": "None", "param": "None", "code": "429"}},
+                     {"retry-after": str(seconds), "x-litellm-version": "1.108.7"})
+    return handler
+
+
+def param_500_handler(request: Recorded) -> Reply:
+    """llama-cpp-python refusing a body field it does not know: HTTP 500 with its validation error."""
+    return Reply(500, {"error": {"message": "[{'type': 'extra_forbidden', 'loc': ('body', 'bogus_field'), "
+                                            "'msg': 'Extra inputs are not permitted', 'input': 1}]",
+                                 "type": "internal_server_error"}})
+
+
+def invalid_handler(repairable: bool = True) -> Handler:
+    """A Judge at temperature 0 that gives the same invalid verdict every time (a prose score);
+    `repairable`: it answers the repair turn with a valid verdict."""
+    def handler(request: Recorded) -> Reply:
+        body = request.body
+        text = (verdict_text(request.prompt) if repairable and is_repair(body)
+                else "Quality: 1 (the translation is accurate)")
+        return text_reply(request.path, text, model=str(body.get("model", "")), prompt=request.prompt)
+    return handler
 
 
 def refused_base_url() -> str:
@@ -370,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds before each answer")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--fault", default="none",
-                        help="none | dead | hang | key-echo | dies-after:N | rate:R:HEADER "
+                        help="none | dead | hang | key-echo | only-429 | cooling:SECONDS | param-500 | "
+                             "invalid | invalid-always | dies-after:N | rate:R:HEADER "
                              f"(HEADER one of {', '.join(str(h) for h in RATE_HEADERS)}, 'none' for no header)")
     args = parser.parse_args(argv)
     handler, die_after = default_handler, None
@@ -380,6 +426,14 @@ def main(argv: list[str] | None = None) -> int:
         handler = hang_handler
     elif args.fault == "key-echo":
         handler = key_echo_handler
+    elif args.fault == "only-429":
+        handler = only_429_handler
+    elif args.fault.startswith("cooling:"):
+        handler = cooling_handler(int(args.fault.split(":", 1)[1]))
+    elif args.fault == "param-500":
+        handler = param_500_handler
+    elif args.fault in ("invalid", "invalid-always"):
+        handler = invalid_handler(repairable=args.fault == "invalid")
     elif args.fault.startswith("dies-after:"):
         die_after = int(args.fault.split(":", 1)[1])
     elif args.fault.startswith("rate:"):

@@ -1,14 +1,32 @@
-"""The layout keeps its promises: no import cycle among the harness's modules (imports inside
-functions included, type-only imports excluded), and nothing below the CLI takes a Namespace."""
+"""The layout keeps its promises (docs/architecture.md):
+
+- no import cycle among the harness's modules (imports inside functions included, type-only
+  imports excluded), and at most 9 floors: the longest chain of imports, scripts included;
+- the benchmark seam holds: outside a benchmark's package (and the registry), no module compares
+  a string with a benchmark's name or imports the benchmark's own modules or rules;
+- the tools that read finished runs (compare, leaderboard) do not import the evaluate.py edge,
+  the settings do not import the Judge client, the lock files do not import the provider, and
+  Sandglass does not import InstTrans's rules;
+- nothing below the CLI takes a Namespace.
+"""
 
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "eval").rglob("*.py")) + [ROOT / "evaluate.py", ROOT / "prepare_inputs.py"]
 SOURCES += [path for path in (ROOT / "predict.py",) if path.exists()]
+SCRIPTS = sorted(path for path in (ROOT / "scripts").glob("*.py") if path.name != "__init__.py")
+MAX_FLOORS = 9
+
+# InstTrans-Bench's rules keep the places its card gives them, outside its package; they are
+# InstTrans's as much as eval/insttrans/ is. The faces are the card's module names re-exported.
+INSTTRANS_RULES = {"eval.constraints", "eval.strict_rules", "eval.strict_summary", "eval.rule_parts"}
+FACES = {"eval.metrics", "eval.prompts"}
+REGISTRY = "eval.benchmarks"
 
 
 def module_name(path: Path) -> str:
@@ -16,9 +34,14 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@lru_cache(maxsize=None)
+def tree_of(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def runtime_imports(path: Path, known: set[str]) -> set[str]:
     """Harness modules `path` imports at run time, anywhere in the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path)
     type_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
                  and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
                  for statement in block.body for node in ast.walk(statement)}
@@ -35,9 +58,9 @@ def runtime_imports(path: Path, known: set[str]) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    known = {module_name(path) for path in SOURCES}
-    return {module_name(path): runtime_imports(path, known) - {module_name(path)} for path in SOURCES}
+def import_graph(sources: list[Path] = SOURCES) -> dict[str, set[str]]:
+    known = {module_name(path) for path in sources}
+    return {module_name(path): runtime_imports(path, known) - {module_name(path)} for path in sources}
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -62,15 +85,138 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def longest_chain(graph: dict[str, set[str]]) -> list[str]:
+    """The longest import chain of an acyclic graph, importer first: its length is the floors."""
+    memo: dict[str, list[str]] = {}
+
+    def chain(node: str) -> list[str]:
+        if node not in memo:
+            below = [chain(target) for target in sorted(graph.get(node, ()))]
+            memo[node] = [node] + max(below, key=len, default=[])
+        return memo[node]
+
+    return max((chain(node) for node in sorted(graph)), key=len, default=[])
+
+
+def room(module: str) -> str:
+    """Where a module lives in the drawing of the house: a folder of modules (a package, scripts/)
+    is one room, as the issue counted 13 floors for 41 rooms."""
+    parts = module.split(".")
+    if parts[0] == "scripts":
+        return "scripts"
+    if parts[0] == "eval" and len(parts) > 1 and (ROOT / "eval" / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return module
+
+
+def rooms_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        rooms.setdefault(room(module), set()).update(room(target) for target in targets)
+    return {name: targets - {name} for name, targets in rooms.items()}
+
+
+def benchmark_packages() -> dict[str, str]:
+    """{benchmark name: its package}: where the functions of its record come from."""
+    from eval.benchmarks import BENCHMARKS
+
+    return {name: ".".join(bench.score_rows.__module__.split(".")[:2]) for name, bench in BENCHMARKS.items()}
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+def test_the_longest_chain_counts_floors():
+    assert longest_chain({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == ["a", "b", "c"]
+    assert longest_chain({"a": set()}) == ["a"]
+    assert rooms_graph({"eval.insttrans.rows": {"eval.data"}, "eval.insttrans": {"eval.insttrans.rows"},
+                        "scripts.x": {"eval.insttrans"}}) == {"eval.insttrans": {"eval.data"},
+                                                              "scripts": {"eval.insttrans"}}
+
+
 def test_no_import_cycle_among_the_harness_modules():
-    graph = import_graph()
+    graph = import_graph(SOURCES + SCRIPTS)
     assert "eval.pipeline" in graph and "eval.sandglass.metrics" in graph
     assert find_cycle(graph) is None
+
+
+def test_the_house_has_at_most_nine_floors():
+    rooms = rooms_graph(import_graph(SOURCES + SCRIPTS))
+    assert find_cycle(rooms) is None
+    chain = longest_chain(rooms)
+    assert len(chain) <= MAX_FLOORS, " → ".join(chain)
+
+
+def test_every_benchmark_is_a_package():
+    packages = benchmark_packages()
+    assert set(packages) >= {"insttrans", "sandglass"}
+    assert all(package.startswith("eval.") and package.count(".") == 1 for package in packages.values()), packages
+
+
+def _names_compared(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines where a string equal to one of `names` is compared (==, !=, in, not in) with anything."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(isinstance(item, ast.Constant) and item.value in names for item in operands):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.MatchValue) and isinstance(node.value, ast.Constant) and node.value.value in names:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_outside_a_benchmark_compares_a_string_with_its_name():
+    packages = benchmark_packages()
+    names = set(packages)
+    offenders = []
+    for path in SOURCES + SCRIPTS:
+        module = module_name(path)
+        if any(inside(module, package) for package in packages.values()) or module == REGISTRY:
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{line}" for line in _names_compared(tree_of(path), names)]
+    assert offenders == []
+
+
+def test_the_name_check_catches_a_branch_on_a_name():
+    tree = ast.parse('if summary["benchmark"] == "sandglass":\n    pass\nx = "sandglass" in name.lower()\n')
+    assert _names_compared(tree, {"sandglass"}) == [1, 3]
+
+
+def test_shared_modules_import_no_benchmark_and_no_benchmark_metric():
+    """Only the registry reaches into the benchmark packages (and the card's faces re-export
+    InstTrans's names); InstTrans's rules are reached only from InstTrans."""
+    packages = benchmark_packages()
+    graph = import_graph()
+    offenders = []
+    for module, targets in graph.items():
+        own = [package for package in packages.values() if inside(module, package)]
+        if module in (REGISTRY, *FACES) or module in INSTTRANS_RULES:
+            continue
+        for target in targets:
+            foreign = [package for package in packages.values() if inside(target, package) and package not in own]
+            rules = target in INSTTRANS_RULES and own != [packages["insttrans"]]
+            if foreign or rules:
+                offenders.append(f"{module} imports {target}")
+    assert offenders == []
+
+
+def test_the_named_edges_are_gone():
+    graph = import_graph()
+    forbidden = [("eval.compare", "eval.cli"), ("eval.leaderboard", "eval.cli"), ("eval.config", "eval.judge_client"),
+                 ("eval.cli", "eval.judge_client"), ("eval.locking", "eval.provider")]
+    assert [edge for edge in forbidden if edge[1] in graph[edge[0]]] == []
+    config_text = (ROOT / "eval" / "config.py").read_text(encoding="utf-8")
+    assert "judge_client" not in "".join(ast.unparse(node) for node in ast.walk(ast.parse(config_text))
+                                         if isinstance(node, (ast.Import, ast.ImportFrom)))
+    sandglass = [module for module in graph if inside(module, "eval.sandglass")]
+    assert not any(graph[module] & INSTTRANS_RULES for module in sandglass)
 
 
 def test_nothing_below_the_cli_takes_an_argparse_namespace():
@@ -78,9 +224,9 @@ def test_nothing_below_the_cli_takes_an_argparse_namespace():
     (a module's own `main(argv)` parses its flags itself)."""
     offenders = []
     for path in SOURCES:
-        if path.parent.name not in ("eval", "sandglass") or path.name == "cli.py":
+        if "eval" not in path.relative_to(ROOT).parts or path.name == "cli.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for arg in node.args.args + node.args.kwonlyargs:
                     annotation = ast.unparse(arg.annotation) if arg.annotation else ""

@@ -11,11 +11,12 @@ import pytest
 
 from eval.constraints import CONSTRAINT_KINDS, HARD, check_hard
 from eval.languages import LANGUAGES
-from eval.data import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, load_rows_from_file
+from eval.data import load_rows_from_file
+from eval.insttrans.rows import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, validate_rows
 from eval.manifest import (DATA_CARD_PATH, MANIFEST_PATH, STATS_END, STATS_START, build_manifest,
                            card_with_statistics, manifest_text)
 
-ROWS = load_rows_from_file(DEFAULT_DATA)
+ROWS = load_rows_from_file(DEFAULT_DATA, validate_rows)
 EXAMPLES = Path(DEFAULT_DATA).with_name("example_predictions.jsonl")
 
 

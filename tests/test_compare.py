@@ -430,3 +430,82 @@ def test_sandglass_judge_agreement_compares_the_prediction_texts(tmp_path):
     items_c = [dict(item, hyp=item["hyp"] + "!") if index == 3 else item for index, item in enumerate(items_b)]
     c = write_sandglass_run(tmp_path / "c", items_c, judge=CHANGED_JUDGE)
     assert compare([a, c], resamples=200, force=True)["judge_agreement"] is None
+
+
+# --- broken runs, the printed table ----------------------------------------------------------
+
+BROKEN_RUNS = {
+    "summary not JSON": ("summary.json", "{not json"),
+    "summary a list": ("summary.json", "[1, 2]"),
+    "summary without a signature": ("summary.json", json.dumps({"data": {"sha256": "d" * 64}})),
+    "summary without data": ("summary.json", json.dumps({"signature": "data:x"})),
+    "scores line not JSON": ("scores.jsonl", "{\"case_id\": \"c0000\"\n{oops\n"),
+    "scores line a list": ("scores.jsonl", "[\"c0000\"]\n"),
+    "scores row without case_id": ("scores.jsonl", json.dumps({"hard_pass": True}) + "\n"),
+    "scores not UTF-8": ("scores.jsonl", b"\xff\xfe"),
+}
+
+
+@pytest.mark.parametrize("what", BROKEN_RUNS)
+def test_a_broken_run_file_is_one_error_line_and_exit_2_never_a_traceback(tmp_path, what):
+    a = write_run(tmp_path / "a", rows_with([True, False] * 5))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 5))
+    name, content = BROKEN_RUNS[what]
+    target = b / name
+    target.write_bytes(content) if isinstance(content, bytes) else target.write_text(content, encoding="utf-8")
+    with pytest.raises(CompareError, match="cannot read the run"):
+        compare([a, b], resamples=100)
+    done = _compare_cli(str(a), str(b), "--resamples", "100")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: ") and str(b) in done.stderr
+
+
+def test_a_score_row_lacking_its_benchmarks_fields_is_an_error_not_a_traceback(tmp_path):
+    a = write_run(tmp_path / "a", rows_with([True, False] * 5))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 5))
+    rows = [json.loads(line) for line in (b / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    del rows[3]["hard_pass"]
+    (b / "scores.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(CompareError, match="a score row cannot be read"):
+        compare([a, b], resamples=100)
+
+
+def _comparison(p_values: list[float], judge_agreement: dict | None = None, name: str = "m") -> dict:
+    stats = {f"{name}{index}": {"a": 0.5, "b": 0.6, "delta": 0.1, "ci95": [0.01, 0.2], "p_value": p, "n": 10}
+             for index, p in enumerate(p_values)}
+    return {"a": "A", "b": "B", "pairing": {"paired": 10, "only_in_a": [], "only_in_b": []},
+            "signature_check": {"compatible": True, "differences": []}, "metrics": stats, "by_constraint": {},
+            "judge_agreement": judge_agreement}
+
+
+@pytest.mark.parametrize("p_value,mark", [(0.0099, "**"), (0.01, "*"), (0.0499, "*"), (0.05, ""), (0.5, "")])
+def test_the_significance_marker_follows_the_p_value(p_value, mark):
+    from eval.compare import format_comparison
+
+    line = format_comparison(_comparison([p_value]))[-1]
+    assert line.rstrip().endswith(f"{p_value:.4f}" + (f" {mark}" if mark else ""))
+
+
+def test_the_judge_agreement_rows_are_printed_per_kind():
+    from eval.compare import format_comparison
+
+    agreement_rows = {"quality": {"n": 12, "exact_match": 0.75, "kappa": 0.5, "confusion": {}},
+                      "style_consistency": {"n": 4, "exact_match": 1.0, "kappa": None, "confusion": {}}}
+    lines = format_comparison(_comparison([0.5], agreement_rows))
+    start = lines.index("  Judge agreement (same predictions, different Judge):")
+    assert lines[start + 1].split() == ["kind", "n", "exact", "kappa"]
+    assert lines[start + 2].split() == ["quality", "12", "0.7500", "0.5000"]
+    assert lines[start + 3].split() == ["style_consistency", "4", "1.0000", "n/a"]
+    assert len(lines) == start + 4
+
+
+def test_a_metric_where_smaller_is_better_says_so_beside_its_delta(tmp_path):
+    from eval.compare import format_comparison
+
+    lines = format_comparison(_comparison([0.5, 0.5], name="mean_abs_dev"), frozenset({"mean_abs_dev0"}))
+    assert lines[-2].endswith("(lower is better)") and not lines[-1].endswith("(lower is better)")
+    items = [sandglass_item(f"u{i}", "natural", 13, 13 + i % 3) for i in range(30)]
+    report = format_report(compare([write_sandglass_run(tmp_path / "a", items),
+                                    write_sandglass_run(tmp_path / "b", items)], resamples=100))
+    marked = [line for line in report.split("\n") if line.endswith("(lower is better)")]
+    assert marked and all("mean_abs_dev" in line for line in marked)

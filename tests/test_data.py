@@ -7,7 +7,17 @@ import json
 import pytest
 
 from conftest import make_row, write_jsonl
-from eval.data import extract_prompt, load_rows_from_dataset, load_rows_from_file, render_prompt
+from eval.data import load_rows_from_file as load_any_file
+from eval.loading import load_rows_from_dataset as load_any_dataset
+from eval.insttrans.rows import drop_unset_optionals, extract_prompt, render_prompt, validate_rows
+
+
+def load_rows_from_file(path):
+    return load_any_file(path, validate_rows)
+
+
+def load_rows_from_dataset(name):
+    return load_any_dataset(name, validate_rows, drop_unset_optionals)
 from eval.errors import DataError
 
 

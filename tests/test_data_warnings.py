@@ -10,7 +10,12 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval.constraints import check_social_preserve, check_syllable_order, check_term_compliance
-from eval.data import bundled_row_problems, read_rows_from_file
+from eval.data import read_rows_from_file as read_any_file
+from eval.insttrans.rows import bundled_row_problems, validate_rows
+
+
+def read_rows_from_file(path):
+    return read_any_file(path, validate_rows)
 from eval.sandglass import validate_sandglass_rows
 
 SYLLABLE_IDS = dict(constraint_ids=["format_preserve", "syllable_order"], scenario="ugc_subtitle", domain="UGC字幕",

@@ -9,9 +9,9 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval.constraints import CONSTRAINT_KINDS, check_hard
-from eval.failures import failures as frame_failures, failures_markdown
-from eval.insttrans import INSTTRANS
+from eval.failures import failures, failures_markdown
 from eval.insttrans.failures import failure_reason
+from eval.insttrans import INSTTRANS
 from eval.sandglass import SANDGLASS
 
 # (constraint id, row fields, prediction, the reason's expected text): each detail comes from the
@@ -64,11 +64,6 @@ def test_a_failed_rule_gets_a_reason_read_off_its_detail(cid, fields, prediction
     assert expected in reason and "\n" not in reason and len(reason) <= 160
 
 
-def failures(scores, **options):
-    """The section of an InstTrans run, or of a Sandglass one when the rows are Sandglass items."""
-    return frame_failures(scores, benchmark=SANDGLASS if scores and "hyp" in scores[0] else INSTTRANS, **options)
-
-
 def _score(case_id: str, entries: list[tuple[str, bool | float, dict]], quality=1.0, status="ok") -> dict:
     constraints = []
     for index, (cid, value, detail) in enumerate(entries, 1):
@@ -83,14 +78,14 @@ def _score(case_id: str, entries: list[tuple[str, bool | float, dict]], quality=
 def test_a_passed_rule_is_not_listed(cid, fields, prediction):
     verdict = check_hard(cid, prediction, make_row(**fields))
     assert verdict.passed
-    data = failures([_score("ok-1", [(cid, True, verdict.detail)])])
+    data = failures([_score("ok-1", [(cid, True, verdict.detail)])], bench=INSTTRANS)
     assert data["hard"][cid] == {"n": 1, "failed": 0, "cases": []}
 
 
 def test_failing_ids_are_capped_in_data_order_and_counted_in_full():
     scores = [_score(f"c{index:02d}", [("term_compliance", index % 2 == 0, {"terms": ["X"], "missing": ["X"]})])
               for index in range(50)]
-    slot = failures(scores, cap=20)["hard"]["term_compliance"]
+    slot = failures(scores, cap=20, bench=INSTTRANS)["hard"]["term_compliance"]
     assert slot["failed"] == 25 and slot["n"] == 50
     assert [case["case_id"] for case in slot["cases"]] == [f"c{index:02d}" for index in range(1, 50, 2)][:20]
 
@@ -99,7 +94,7 @@ def test_soft_and_quality_list_the_lowest_scores_first():
     scores = [_score("a", [("style_consistency", 0.5, {})], quality=0.5),
               _score("b", [("style_consistency", 1.0, {})], quality=0.0),
               _score("c", [("style_consistency", 0.0, {"reply": '{"scores": {"style_consistency": 0}}'})], quality=1.0)]
-    data = failures(scores)
+    data = failures(scores, bench=INSTTRANS)
     assert [(case["case_id"], case["score"]) for case in data["soft"]["style_consistency"]["cases"]] == [("c", 0.0),
                                                                                                       ("a", 0.5)]
     assert data["soft"]["style_consistency"]["cases"][0]["reason"].startswith("reply: ")
@@ -107,7 +102,7 @@ def test_soft_and_quality_list_the_lowest_scores_first():
 
 
 def test_an_unjudged_run_says_so():
-    data = failures([_score("a", [("style_consistency", None, {})], quality=None)])
+    data = failures([_score("a", [("style_consistency", None, {})], quality=None)], bench=INSTTRANS)
     assert data["soft"]["style_consistency"]["judged"] is False and data["quality"]["judged"] is False
     assert "not judged (--skip-judge)" in "\n".join(failures_markdown(data))
 
@@ -115,7 +110,7 @@ def test_an_unjudged_run_says_so():
 def test_diagnostics_name_their_case_ids_from_the_predictions():
     scores = [_score(cid, [("format_preserve", True, {})]) for cid in ("a", "b", "c")]
     predictions = {"a": "```\nHello\n```", "b": "<think>hmm</think>Hello", "c": 'Here: {"1": "x"}'}
-    data = failures(scores, predictions=predictions)
+    data = failures(scores, predictions=predictions, bench=INSTTRANS)
     assert {name: entry["case_ids"] for name, entry in data["diagnostics"].items()} == {
         "code_fence": ["a"], "think_block": ["b"], "text_around_json": ["c"]}
 
@@ -152,7 +147,8 @@ def test_sandglass_failures_rank_the_largest_syllable_misses():
                 "syllable_reward": 1.0 if abs(output - target) <= 1 else max(0.0, 1 - (dev - 0.05) / 0.45),
                 "target_language": "en", "target_kind": "natural", "quality": None}
 
-    data = failures([item("near", 10, 10), item("far", 10, 20), item("gone", 10, 0, "missing"), item("mid", 10, 13)])
+    data = failures([item("near", 10, 10), item("far", 10, 20), item("gone", 10, 0, "missing"), item("mid", 10, 13)],
+                    bench=SANDGLASS)
     assert data["benchmark"] == "sandglass"
     assert [case["case_id"] for case in data["syllables"]["cases"]] == ["far", "gone", "mid"]
     assert data["syllables"]["cases"][1]["reason"] == "missing prediction"

@@ -16,7 +16,7 @@ from conftest import make_row, write_jsonl
 from eval.constraints import RULE_SETS
 from eval.outputs import jsonl_line
 from eval.predictions import is_missing
-from eval.scoring import score_instance
+from eval.insttrans.scoring import score_instance
 from scripts.bench_hostile import SHAPES, bundled_rows, clear_text_caches, sweep_cases
 
 SUITE = Path(__file__).parent / "data" / "json_test_suite" / "test_parsing"

@@ -97,7 +97,7 @@ def test_valid_verdicts_flow_into_results_and_the_block(tmp_path):
         results, block = run(server, tmp_path)
     assert simplified(results) == EXPECTED
     assert block["model"] == "gpt-5.6-sol" and block["host"] == server.base_url.rsplit("/v1", 1)[0]
-    assert block["prompt_versions"] == {"quality": "quality-1", "soft": "soft-1"}
+    assert block["prompt_versions"] == {"quality": "quality-1", "soft": "soft-1", "repair": "repair-1"}
     assert (block["calls"], block["cache_hits"], block["retries"]) == (N_REQUESTS, 0, 0)
 
 

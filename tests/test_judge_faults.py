@@ -66,7 +66,7 @@ def settings_for(base_url: str, **changes) -> JudgeSettings:
     return replace(settings, **changes)
 
 
-def pieces(secret: str = KEY, size: int = 12) -> list[str]:
+def pieces(secret: str = KEY, size: int = 8) -> list[str]:
     return [secret[i:i + size] for i in range(len(secret) - size + 1)]
 
 
@@ -336,7 +336,7 @@ def test_evaluate_py_refuses_a_cache_another_run_holds_and_aborts_on_a_dead_prov
             assert time.monotonic() - started < 15 and server.requests == []
         dead = evaluate(server.base_url, "dead", "--judge-deadline", "2")
     assert dead.returncode == 3, dead.stderr
-    assert "not answering" in dead.stderr and "127.0.0.1" in dead.stderr and "cached" in dead.stderr
+    assert "failed every request: HTTP 500" in dead.stderr and "127.0.0.1" in dead.stderr and "cached" in dead.stderr
     result_files = [path.name for path in (tmp_path / "dead").iterdir()] if (tmp_path / "dead").exists() else []
     assert not {"scores.jsonl", "summary.json", "report.md", "report.html"} & set(result_files)
     assert not leaks(dead.stderr + dead.stdout + held.stderr)

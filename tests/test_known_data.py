@@ -7,12 +7,16 @@ import json
 import pytest
 
 from conftest import make_row
-from eval.data import DEFAULT_DATA, file_sha256, load_rows_from_file
-from eval.known_data import (MANIFEST_PATH, OFFICIAL_RELEASES, data_reasons, data_statistics, identify,
-                             known_sets, looks_like_release, release_differences, release_statistics,
-                             signature_part)
+from eval.benchmarks import BENCHMARKS, get_benchmark
+from eval.data import file_sha256, load_rows_from_file
+from eval.insttrans import INSTTRANS
+from eval.insttrans.rows import DEFAULT_DATA, validate_rows
+from eval.known_data import (MANIFEST_PATH, data_reasons, identify, known_sets, looks_like_release,
+                             release_differences, release_statistics, signature_part)
 from eval.sandglass import DEFAULT_DATA as SANDGLASS_DATA
-from eval.sandglass import validate_sandglass_rows
+from eval.sandglass import SANDGLASS, validate_sandglass_rows
+
+OFFICIAL_RELEASES = {name: bench.official_release for name, bench in BENCHMARKS.items()}
 
 INSTTRANS_RELEASE = "fa47b65120a3c00e8c7e66bfdfe0dd75274de8d100dbd1ce0540d754bd5a4b63"
 SANDGLASS_RELEASE = "88cb4506ff5dd95ba171ab746bbf7fcf3d4e12df27b51d6554673c3f4bc4b6f1"
@@ -48,16 +52,16 @@ IDENTITIES = [
 
 @pytest.mark.parametrize("sha256, bench, known_as", IDENTITIES)
 def test_identify_names_the_known_set_of_a_checksum(sha256, bench, known_as):
-    assert identify(sha256, bench) == known_as
+    assert identify(sha256, get_benchmark(bench)) == known_as
 
 
 def test_a_manifest_without_releases_still_knows_its_bundled_set(tmp_path):
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"sandglass": {"sha256": "abc"}}), encoding="utf-8")
-    assert identify("abc", "sandglass", manifest) == "bundled"
-    assert identify(SANDGLASS_RELEASE, "sandglass", manifest) is None
-    assert release_statistics("sandglass", manifest) is None
-    assert known_sets("insttrans", tmp_path / "missing.json") == {}
+    assert identify("abc", SANDGLASS, manifest) == "bundled"
+    assert identify(SANDGLASS_RELEASE, SANDGLASS, manifest) is None
+    assert release_statistics(SANDGLASS, manifest) is None
+    assert known_sets(INSTTRANS, tmp_path / "missing.json") == {}
 
 
 def test_signature_part_names_the_known_set():
@@ -73,15 +77,15 @@ def release_shaped_rows(n: int = 3000) -> list[dict]:
 
 
 def test_the_bundled_set_does_not_look_like_a_release():
-    rows = load_rows_from_file(DEFAULT_DATA)
-    assert not looks_like_release(rows, "insttrans")
-    assert data_reasons(file_sha256(DEFAULT_DATA), len(rows), rows, "insttrans") == []
+    rows = load_rows_from_file(DEFAULT_DATA, validate_rows)
+    assert not looks_like_release(rows, INSTTRANS)
+    assert data_reasons(file_sha256(DEFAULT_DATA), len(rows), rows, INSTTRANS) == []
 
 
 def test_3000_rows_look_like_the_release_and_every_published_count_that_differs_is_named():
     rows = release_shaped_rows()
-    assert looks_like_release(rows, "insttrans")
-    differences = release_differences(rows, "insttrans")
+    assert looks_like_release(rows, INSTTRANS)
+    differences = release_differences(rows, INSTTRANS)
     assert not any(text.startswith("rows ") for text in differences)  # the row count matches
     assert "by_constraint.format_preserve 3,000 (release 2,098)" in differences
     assert "by_constraint.syllable_order 0 (release 601)" in differences
@@ -92,17 +96,17 @@ def test_3000_rows_look_like_the_release_and_every_published_count_that_differs_
 def test_a_truncated_release_names_its_row_count_first():
     rows = release_shaped_rows(2999)
     rows[0]["constraint_ids"] = []  # keeps validation out of it: statistics only
-    differences = release_differences(rows, "insttrans")
+    differences = release_differences(rows, INSTTRANS)
     assert differences[0] == "rows 2,999 (release 3,000)"
 
 
 def test_sandglass_release_style_ids_mark_a_look_alike_whatever_its_size():
     rows = load_rows_from_file(SANDGLASS_DATA, validate=validate_sandglass_rows)
-    assert looks_like_release(rows, "sandglass")  # uuid:lang:kind ids, as the release's
-    differences = release_differences(rows, "sandglass")
+    assert looks_like_release(rows, SANDGLASS)  # uuid:lang:kind ids, as the release's
+    differences = release_differences(rows, SANDGLASS)
     assert differences[0] == "rows 240 (release 3,600)" and "source_lines 20 (release 300)" in differences
     renamed = [{**row, "case_id": f"line-{index}"} for index, row in enumerate(rows)]
-    assert not looks_like_release(renamed, "sandglass")
+    assert not looks_like_release(renamed, SANDGLASS)
 
 
 DATA_REASONS = [
@@ -121,7 +125,7 @@ DATA_REASONS = [
 @pytest.mark.parametrize("what, sha256, rows, identity, expected", DATA_REASONS, ids=[c[0] for c in DATA_REASONS])
 def test_data_reasons(what, sha256, rows, identity, expected):
     rows = release_shaped_rows() if rows == "release-shaped" else [make_row("a"), make_row("b")]
-    reasons = data_reasons(sha256, len(rows), rows, "insttrans", identity=identity)
+    reasons = data_reasons(sha256, len(rows), rows, INSTTRANS, identity=identity)
     assert len(reasons) == len(expected)
     assert all(reason.count(";") <= 8 for reason in reasons)  # at most eight differences, then "and N more"
     for reason, prefix in zip(reasons, expected):
@@ -131,14 +135,14 @@ def test_data_reasons(what, sha256, rows, identity, expected):
 def test_a_look_alike_with_the_published_counts_is_told_its_bytes_differ(tmp_path):
     rows = release_shaped_rows(3)
     manifest = tmp_path / "manifest.json"
-    published = {"sha256": "f" * 64, "n_instances": 3, "statistics": data_statistics(rows, "insttrans")}
+    published = {"sha256": "f" * 64, "n_instances": 3, "statistics": INSTTRANS.data_statistics(rows)}
     manifest.write_text(json.dumps({"data": {"sha256": "e" * 64}, "releases": {"insttrans": published}}),
                         encoding="utf-8")
-    reasons = data_reasons("1" * 64, 3, rows, "insttrans", manifest_path=manifest)
+    reasons = data_reasons("1" * 64, 3, rows, INSTTRANS, manifest_path=manifest)
     assert reasons[1].startswith("the data looks like the official release and matches its published statistics")
-    assert data_reasons("f" * 64, 3, rows, "insttrans", manifest_path=manifest) == []
+    assert data_reasons("f" * 64, 3, rows, INSTTRANS, manifest_path=manifest) == []
 
 
 def test_no_manifest_means_nothing_is_known(tmp_path):
-    reasons = data_reasons("1" * 64, 1, [make_row()], "insttrans", manifest_path=tmp_path / "none.json")
+    reasons = data_reasons("1" * 64, 1, [make_row()], INSTTRANS, manifest_path=tmp_path / "none.json")
     assert reasons == ["manifest.json records no insttrans data set, so the data cannot be identified"]

@@ -53,10 +53,26 @@ def test_the_csv_round_trips(tmp_path):
 def test_the_markdown_marks_differing_runs_and_escapes_pipes(tmp_path):
     rows, columns, headline = leaderboard_rows(list(_three_runs(tmp_path)))
     table = leaderboard_markdown(rows, columns, headline)
-    lines = [line for line in table.split("\n") if line.startswith("| ")]
-    header_cells = lines[0].count(" | ")
-    assert all(line.replace("\\|", "").count(" | ") == header_cells for line in lines)
-    assert "| other † |" in table and "(differs: judge)" in table
+    blocks = [[line for line in block.split("\n") if line.startswith("| ")] for block in table.split("\n\n")]
+    for lines in filter(None, blocks):  # the headline table and the rates table
+        header_cells = lines[0].count(" | ")
+        assert all(line.replace("\\|", "").count(" | ") == header_cells for line in lines)
+    assert "| other † |" in table and "(differs from the first run in: judge)" in table
+
+
+def test_the_markdown_keeps_lines_short_and_gives_each_signature_once_as_a_footnote(tmp_path):
+    rows, columns, headline = leaderboard_rows(list(_three_runs(tmp_path)))
+    table = leaderboard_markdown(rows, columns, headline)
+    tables = [line for line in table.split("\n") if line.startswith("|")]
+    assert max(map(len, tables)) <= 120  # the 17-column table had 493-character lines
+    for row in rows:
+        assert table.count(row["signature"]) == 1
+    notes = [line for line in table.split("\n") if line.startswith("[")]
+    assert len(notes) == len({row["signature"] for row in rows}) == 2
+    marks = {line.split(" | ")[1].rstrip(" †"): line.rsplit(" | ", 1)[1] for line in tables[2:5]}
+    assert marks == {"high": "[1] |", "low": "[1] |", "other": "[2] |"}
+    rates = [line for line in tables if line.startswith("| format_preserve |")]
+    assert rates == ["| format_preserve | " + " | ".join(f"{row['format_preserve']:.4f}" for row in rows) + " |"]
 
 
 def test_the_system_model_names_the_run(tmp_path):

@@ -82,7 +82,7 @@ def test_a_full_run_scores_soft_constraints_and_quality(files, monkeypatch, capf
     judge = summary["judge"]
     assert (judge["model"], judge["endpoint_kind"], judge["calls"], judge["cache_hits"]) == (
         "gpt-5.6-sol", "responses", N_REQUESTS, 0)
-    assert judge["prompt_versions"] == {"quality": "quality-1", "soft": "soft-1"}
+    assert judge["prompt_versions"] == {"quality": "quality-1", "soft": "soft-1", "repair": "repair-1"}
     for part in ("judge:gpt-5.6-sol", "endpoint:responses", "quality-1", "soft-1"):
         assert part in summary["signature"]
     assert summary["signature"] in (out / "report.md").read_text()

@@ -39,7 +39,7 @@ HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
 BODY = b'{"model":"gpt-4o","messages":[{"role":"user","content":"<<<CANDIDATE x>>>\\nHi\\n<<<END CANDIDATE x>>>"}]}'
 
 
-def pieces(secret: str, size: int = 12) -> list[str]:
+def pieces(secret: str, size: int = 8) -> list[str]:
     return [secret[i:i + size] for i in range(len(secret) - size + 1)]
 
 
@@ -72,9 +72,11 @@ def test_redaction_removes_every_piece_of_the_key_before_the_cut(text):
     ("upstream overloaded", "upstream overloaded"),
     ("Bearer abc.def-ghi failed", "Bearer [redacted] failed"),   # any Bearer value, not only the key
     ("authorization: bearer xyz", "authorization: bearer [redacted]"),
-    ("sk-proj-SECR is short", "[redacted] is short"),            # 12 characters of the key: a piece
-    ("sk-proj-SEC is short", "sk-proj-SEC is short"),            # 11 characters of the key: no piece
+    ("sk-proj- is short", "[redacted] is short"),                # 8 characters of the key: a piece
+    ("sk-proj is short", "sk-proj is short"),                    # 7 characters of the key: no piece
     (f"{KEY[:12]} quoted", "[redacted] quoted"),
+    (f"echo {KEY[10:19]}!", "echo [redacted]!"),                 # any 8-character window, anywhere in the key
+    (f"echo {KEY[-8:]}", "echo [redacted]"),
 ])
 def test_redaction_table(text, expected):
     assert redact(text, (KEY,)) == expected
@@ -84,7 +86,7 @@ def test_redaction_cuts_only_after_redacting():
     assert redact("a" * 1000, (KEY,), 50) == "a" * 49 + "…"
     assert redact(KEY * 3, (KEY,), 100) == "[redacted]" * 3
     assert redact(KEY * 3, (KEY,), 12) == "[redacted]" + "[…"
-    assert redact(f"{KEY[:8]}", (KEY,)) == KEY[:8]  # shorter than a piece: harmless on its own
+    assert redact(f"{KEY[:7]}", (KEY,)) == KEY[:7]  # shorter than a piece: harmless on its own
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,6 +328,7 @@ def test_a_rate_limit_is_completed_without_giving_up(header):
 def test_the_limit_halves_on_a_429_and_grows_back_slowly():
     async def scenario():
         health = ProviderHealth("h", max_concurrency=16)
+        await health.record_success(await health.acquire())  # a provider that has answered before
         ticket = await health.acquire()
         await health.record_rate_limit(ticket, 0.0)
         after_cut = health.limit
@@ -340,6 +343,7 @@ def test_the_limit_halves_on_a_429_and_grows_back_slowly():
 def test_one_burst_of_429s_cuts_the_limit_once():
     async def scenario():
         health = ProviderHealth("h", max_concurrency=16)
+        await health.record_success(await health.acquire())
         tickets = [await health.acquire() for _ in range(6)]
         for ticket in tickets:
             await health.record_rate_limit(ticket, 0.0)

@@ -15,7 +15,8 @@ from conftest import make_row, write_jsonl
 from eval import sandglass
 from eval.benchmarks import get_benchmark
 from eval.cli import benchmark_and_source, evaluate_parser, run_cli
-from eval.data import DEFAULT_DATA, file_sha256, rows_sha256
+from eval.data import file_sha256, rows_sha256
+from eval.insttrans.rows import DEFAULT_DATA
 from eval.hub import resolve_data_file
 from judge_server import JudgeServer
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from eval.failures import failures
+from eval.insttrans import INSTTRANS
 from eval.report_html import bar_chart_svg, render_report_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +79,8 @@ def test_the_insttrans_page_is_written_beside_report_md_and_holds_charts_and_fai
     assert first_failure["case_id"] in text
     bars = [attrs for tag, attrs in parser.tags if tag == "rect" and attrs.get("fill") == "#3366aa"]
     assert len(bars) >= len([c for c in summary["by_constraint"].values() if c["kind"] == "hard"])
-    assert page == render_report_html(summary, scores)  # the file is exactly the function's page
+    lists = failures(scores, summary, bench=INSTTRANS)
+    assert page == render_report_html(summary, scores, INSTTRANS, lists)  # the file is exactly the function's page
 
 
 def test_the_sandglass_page_has_the_syllable_scatter_and_per_language_tables(tmp_path):
@@ -96,7 +99,7 @@ def test_the_sandglass_page_has_the_syllable_scatter_and_per_language_tables(tmp
 
 def test_every_text_is_escaped():
     hostile = '<script>alert("x")</script>'
-    summary = {"benchmark": "insttrans", "formal": False, "non_formal_reasons": [hostile], "signature": f"data:{hostile}",
+    summary = {"formal": False, "non_formal_reasons": [hostile], "signature": f"data:{hostile}",
                "data": {"source": hostile, "n_instances": 1, "sha256": "0" * 64, "manifest_match": False},
                "predictions": {"path": hostile, "rows": 1, "missing": 0,
                                "diagnostics": {"code_fence": 0, "think_block": 0, "text_around_json": 0},
@@ -111,7 +114,7 @@ def test_every_text_is_escaped():
                "quality": None, "constraint_ids": ["term_compliance"],
                "constraints": [{"index": 1, "id": "term_compliance", "kind": "hard", "passed": False,
                                 "detail": {"terms": [hostile], "missing": [hostile]}}]}]
-    page = render_report_html(summary, scores)
+    page = render_report_html(summary, scores, INSTTRANS, failures(scores, summary, bench=INSTTRANS))
     assert "<script" not in page
     parser = parse(page)
     assert hostile in "".join(parser.text)

@@ -388,7 +388,7 @@ def test_a_full_run_asks_gemini_on_chat_completions_and_is_formal(judged_files, 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["formal"] is True and summary["non_formal_reasons"] == []
     assert summary["judge"]["model"] == "gemini-2.5-flash" and summary["judge"]["endpoint_kind"] == "chat_completions"
-    assert summary["judge"]["prompt_versions"] == {"sandglass_quality": sandglass.PROMPT_VERSION}
+    assert summary["judge"]["prompt_versions"] == {"sandglass_quality": sandglass.PROMPT_VERSION, "repair": "repair-1"}
     assert summary["by_language"]["en"]["q_gap_short"] == -0.5 and summary["by_language"]["ja"]["q_gap_long"] == 1.0
     assert summary["overall"]["q_gap_short"] == pytest.approx((-0.5 + 0.0) / 2)
     assert summary["score"]["value"] == pytest.approx(sum(s["score"] for s in scores.values()) / 6, abs=1e-6)
@@ -456,7 +456,7 @@ def test_only_the_default_rule_set_is_accepted_in_sandglass_mode(judged_files):
     data, predictions, out = judged_files
     assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
                                    "--skip-judge", "--quiet", "--rule-set", "original", "--benchmark", "sandglass"]) == 0
-    another_rule_set = RunConfig("sandglass", predictions, out, rule_set="strict")
+    another_rule_set = RunConfig("sandglass", predictions, out, options={"rule_set": "strict"})
     with pytest.raises(ConfigError, match="InstTrans-Bench only"):
         sandglass.SANDGLASS.check_config(another_rule_set)
 

@@ -1,21 +1,29 @@
 """InstTrans-Bench's lists for the report's failures section (SPEC §11): per hard constraint the
 failing case_ids with the reason its rule wrote, per soft constraint and quality the lowest
-scores. eval/failures.py frames them; the benchmark record hands this module to it."""
+scores. eval/failures.py frames them (the record's `failure_lists`)."""
 
 from __future__ import annotations
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, explain
+from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, explain
 from eval.reasons import MISSING_PREDICTION, cut, lowest
 
 
 def failure_reason(constraint_id: str, detail: dict | None, rule_set: str = DEFAULT_RULE_SET) -> str:
     """One line saying why a hard rule of `rule_set` failed: the explanation its rule writes from
-    the verdict's detail (SPEC §7, §7b), cut to one short line."""
+    the verdict's detail (SPEC §7, §7b), cut to one short line. Where the caller cannot know the
+    run's rule set (a page built from scores.jsonl alone), a detail in the other set's shape is
+    explained by the other set's rule."""
     if not isinstance(detail, dict) or not detail:
         return "no detail recorded"
     if str(detail.get("reason", "")).startswith(MISSING_PREDICTION):
         return MISSING_PREDICTION
-    return cut(explain(constraint_id, detail, rule_set))
+    others = [name for name in RULE_SETS if name != rule_set]
+    for name in (rule_set, *others):
+        try:
+            return cut(explain(constraint_id, detail, name))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            continue
+    return "detail not recognised by either rule set: " + cut(str(detail), 100)
 
 
 def judge_note(detail: dict | None) -> str:
@@ -30,7 +38,7 @@ def judge_note(detail: dict | None) -> str:
     return ""
 
 
-def failure_sections(scores: list[dict], summary: dict | None, cap: int) -> dict:
+def failure_lists(scores: list[dict], summary: dict | None, cap: int) -> dict:
     """{"hard": …, "soft": …, "quality": …} for eval/failures.py; hard reasons are read with the
     run's rule set (summary `rule_set`, the original's without a summary)."""
     rule_set = (summary or {}).get("rule_set", DEFAULT_RULE_SET)

@@ -1,24 +1,23 @@
-"""InstTrans-Bench's record for the run pipeline (SPEC §1–§11).
-
-It glues the InstTrans modules to the seam in eval/benchmark.py: rows are validated by
-eval/data.py, hard rules live in eval/insttrans/rules.py, the Judge prompts in eval/prompts.py, one
-instance's score in eval/scoring.py, aggregation in eval/metrics.py and the report in
-eval/report.py.
-"""
+"""InstTrans-Bench's record for the run pipeline (SPEC §1–§11): the functions eval/benchmark.py's
+seam asks for, from the package's modules (see eval/insttrans/__init__.py)."""
 
 from __future__ import annotations
 
-from eval.benchmark import Benchmark
+from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
 from eval.config import RunConfig
-from eval.insttrans.rules import DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
-from eval.data import DEFAULT_DATA, DEFAULT_DATASET, validate_rows
+from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.errors import ConfigError
-from eval.insttrans.failures import failure_sections
-from eval.metrics import breakdowns, headline
+import eval.insttrans.compare as compare
+import eval.insttrans.manifest as manifest
+import eval.insttrans.report_html as report_html
+from eval.insttrans.explorer import explorer_view
+from eval.insttrans.failures import failure_lists
+from eval.insttrans.metrics import metrics as metric_block
+from eval.insttrans.prompts import PROMPT_VERSIONS
+from eval.insttrans.report import console_table, report_markdown
+from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
+from eval.insttrans.scoring import score_instance
 from eval.predictions import is_missing
-from eval.prompts import PROMPT_VERSIONS
-from eval.report import console_table, report_markdown
-from eval.scoring import score_instance
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instances, strict_summary
 from eval.types import JudgeItem, JudgeResult
 
@@ -30,11 +29,17 @@ def model_input(row: dict) -> dict:
     return {"case_id": row["case_id"], "messages": [{"role": "user", "content": row["prompt"]}]}
 
 
+def rule_set(config: RunConfig) -> str:
+    """The run's hard-rule set (SPEC §7, §7b): chosen with --rule-set, else the original rules."""
+    return config.options.get("rule_set", DEFAULT_RULE_SET)
+
+
 def check_config(config: RunConfig) -> list[str]:
-    if config.rule_set not in RULE_SETS:
-        raise ConfigError(f"unknown rule set {config.rule_set!r}", f"use one of: {', '.join(sorted(RULE_SETS))}")
-    if config.rule_set != DEFAULT_RULE_SET:
-        return [f"--rule-set {config.rule_set}: not the protocol's hard rules (published scores use the original rules)"]
+    chosen = rule_set(config)
+    if chosen not in RULE_SETS:
+        raise ConfigError(f"unknown rule set {chosen!r}", f"use one of: {', '.join(sorted(RULE_SETS))}")
+    if chosen != DEFAULT_RULE_SET:
+        return [f"--rule-set {chosen}: not the protocol's hard rules (published scores use the original rules)"]
     return []
 
 
@@ -48,7 +53,7 @@ def judge_item(row: dict, prediction: str) -> JudgeItem:
 def item_requests(item: JudgeItem) -> list:
     """The quality prompt, and the soft prompt when the item has soft ids (SPEC §10)."""
     from eval.judge_client import JudgeRequest, soft_validator, validate_quality
-    from eval.prompts import render_quality_prompt, render_soft_prompt
+    from eval.insttrans.prompts import render_quality_prompt, render_soft_prompt
 
     requests = [JudgeRequest(item.case_id, "quality", render_quality_prompt(item), validate_quality)]
     if item.soft:
@@ -74,29 +79,43 @@ def judge_result(case_id: str, verdicts: dict) -> JudgeResult:
 
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
     """scores.jsonl rows in data order; `verdicts` is None without the Judge."""
+    rules = rule_set(config)
     scores = []
     for row in rows:
         prediction = predictions.get(row["case_id"])
         judge = None if verdicts is None or is_missing(prediction) else judge_result(row["case_id"], verdicts)
-        scores.append(score_instance(row, prediction, judge, config.rule_set))
+        scores.append(score_instance(row, prediction, judge, rules))
     return scores
-
-
-def metrics(scores: list[dict], judged: bool) -> dict:
-    """The headline numbers and every breakdown (SPEC §9, §11)."""
-    return {
-        "if_score": headline(scores, "if_score", known=judged),
-        "quality": headline(scores, "quality", known=judged),
-        "hard_pass_rate": headline(scores, "hard_pass"),
-        **breakdowns(scores, judged=judged),
-    }
 
 
 def strict_metrics(summary: dict, rows: list[dict], predictions: dict, scores: list[dict], config: RunConfig) -> None:
     """The strict hard-pass rate and per-constraint strict rates beside the original's (SPEC §7b);
     a strict run's own scores are reused, any other run scores the strict rules once more."""
-    instances = scores if config.rule_set == STRICT else strict_instances(rows, predictions)
+    instances = scores if rule_set(config) == STRICT else strict_instances(rows, predictions)
     add_strict_to_summary(summary, strict_summary(instances))
+
+
+def count_syllables(text: str, lang: str) -> int:
+    """The harness's counter (eval/syllable.py), which the syllable_order rule uses."""
+    from eval.syllable import count_syllables as count
+
+    return count(text, lang)
+
+
+def looks_like(row: object) -> bool:
+    """An InstTrans row carries its prompt as one string (the §5 layout)."""
+    return isinstance(row, dict) and isinstance(row.get("prompt"), str)
+
+
+def leaderboard_columns(summaries: list[dict]) -> list[str]:
+    """The constraints any of the runs scored, in SPEC §4 order."""
+    present = {cid for summary in summaries for cid in summary.get("by_constraint", {})}
+    return [cid for cid in CONSTRAINT_KINDS if cid in present]
+
+
+def leaderboard_value(summary: dict, column: str) -> float | None:
+    entry = summary.get("by_constraint", {}).get(column) or {}
+    return entry.get("pass_rate", entry.get("mean"))
 
 
 INSTTRANS = Benchmark(
@@ -105,21 +124,39 @@ INSTTRANS = Benchmark(
     default_data=DEFAULT_DATA,
     default_dataset=DEFAULT_DATASET,
     default_judge_model=DEFAULT_JUDGE_MODEL,
-    manifest_section="data",
     signature_tag=None,  # the first benchmark's signatures carry no bench: part, as they always have
-    prompt_versions=PROMPT_VERSIONS,
     unscored_without_judge="soft constraints and quality were",
+    looks_like=looks_like,
     validate_rows=validate_rows,
     model_input=model_input,
     diagnostics_source=lambda row: row["source_text"],
+    manifest_section="data",
+    manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
+    official_release=manifest.OFFICIAL_RELEASE,
+    data_statistics=manifest.data_statistics,
     check_config=check_config,
-    settings=lambda config: {"rule_set": config.rule_set},
-    signature_parts=lambda config: (f"rules:{config.rule_set}",),
-    judge_requests=judge_requests,
+    settings=lambda config: {"rule_set": rule_set(config)},
+    signature_parts=lambda config: (f"rules:{rule_set(config)}",),
+    prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests)},
+    counters={HARNESS: count_syllables},
     score_rows=score_rows,
-    metrics=metrics,
+    headline_metrics=(Metric("if_score", aggregation="mean over instances of hard_pass × soft_mean"),
+                      Metric("quality"), Metric("hard_pass_rate", aggregation="share of instances passing every gate")),
+    metrics=metric_block,
     report_markdown=report_markdown,
     console_table=console_table,
+    report_html=report_html.report_html,
+    failure_lists=failure_lists,
+    compare_units=compare.compare_units,
+    compare_sections=(),
+    judge_labels=compare.judge_labels,
+    judge_label_order=compare.JUDGE_LABEL_ORDER,
+    prediction_field=None,
+    sort_metrics=("if_score", "hard_pass_rate"),
+    leaderboard_columns=leaderboard_columns,
+    leaderboard_value=leaderboard_value,
+    options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET))},
     companion_metrics=strict_metrics,
-    failure_sections=failure_sections,
+    clean_hub_row=drop_unset_optionals,
+    explorer_view=explorer_view,
 )

@@ -279,6 +279,8 @@ def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
 def _explain_json_part(part: dict) -> str:
     if part.get("error"):
         return "JSON: " + not_json(part["error"], part.get("prediction_starts"))
+    if "key_paths" not in part:
+        raise KeyError("not a §7.1 JSON detail")  # the strict one compares values instead
     pieces = []
     if part.get("missing_paths"):
         pieces.append(f"missing key {listed(part['missing_paths'])}"
@@ -435,6 +437,8 @@ def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
 
 
 def explain_social_preserve(detail: dict) -> str:
+    if not all(isinstance(element, str) for element in detail["missing"]):
+        raise TypeError("not a §7.4 detail")  # the strict detail lists counts per element
     return "social element missing: " + listed(detail["missing"])
 
 

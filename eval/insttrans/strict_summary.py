@@ -8,7 +8,7 @@ add fields and change none: every score and every formal field stays the origina
 from __future__ import annotations
 
 from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS, explain
-from eval.metrics import headline
+from eval.stats import headline
 from eval.predictions import is_missing
 from eval.reasons import cut
 from eval.types import RuleVerdict

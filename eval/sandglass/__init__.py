@@ -2,37 +2,35 @@
 
 The harness scores how close the prediction's syllable count comes to the row's target, asks the
 Judge for quality under the length budget (no reference), and reports every metric of the card
-overall, per language, per target kind and per fenqu. Rows and targets are in `rows`, the Judge
-prompt in `prompt`, scores and metrics in `metrics`, the report in `report`.
+overall, per language, per target kind and per fenqu. Everything that is Sandglass's lives in this
+package: rows and targets (`rows`), the Judge prompt (`prompt`), scores and metrics (`metrics`),
+report.md (`report`), report.html (`report_html`), the failures lists (`failures`), compare's
+units (`compare`) and manifest.json's entry (`manifest`). This module builds the record.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from eval.benchmark import Benchmark
+from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
 from eval.config import RunConfig
-from eval.insttrans.rules import DEFAULT_RULE_SET
 from eval.errors import ConfigError
-from eval.metrics import headline
 from eval.predictions import is_missing
-from eval.sandglass.failures import failure_sections
+from eval.sandglass import compare, failures, manifest, report_html
+from eval.sandglass.explorer import explorer_view
 from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables, quality_gap,
                                     score_item, syllable_reward)
 from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
 from eval.sandglass.report import console_table, report_markdown
-from eval.sandglass.rows import (LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS, looks_like_sandglass, model_input,
-                                 render_messages, sandglass_row_warnings, target_syllables, validate_sandglass_row,
-                                 validate_sandglass_rows)
+from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS,
+                                 looks_like_sandglass, model_input, render_messages, sandglass_row_warnings,
+                                 target_syllables, validate_sandglass_row, validate_sandglass_rows)
+from eval.stats import headline
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
-DEFAULT_DATASET = "IndexTeam/Sandglass-Bench"
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
+EXTRA_COLUMNS = ("pm1", "dev_le_5", "dev_le_10", "dev_le_20", "slope", "q_gap_short", "q_gap_long")
 
 
 def check_config(config: RunConfig) -> list[str]:
-    if config.rule_set != DEFAULT_RULE_SET:
+    if config.options.get("rule_set", "original") != "original":  # the original rules are no choice at all
         raise ConfigError("--rule-set applies to InstTrans-Bench only", "drop --rule-set for a Sandglass run")
     return []
 
@@ -55,15 +53,24 @@ def judge_requests(rows: list[dict], predictions: dict) -> list:
             for row in rows if not is_missing(predictions.get(row["case_id"]))]
 
 
+def count_syllables(text: str, lang: str) -> int:
+    """The harness's counter (eval/syllable.py), imported when first used."""
+    from eval.syllable import count_syllables as count
+
+    return count(text, lang)
+
+
+COUNTERS = {HARNESS: count_syllables}
+
+
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
     """Syllables of every non-missing prediction in its target language (SPEC §8), then the item rows."""
-    from eval.syllable import count_syllables
-
+    count = COUNTERS[config.counter]
     items = []
     for row in rows:
         case_id = row["case_id"]
         prediction = predictions.get(case_id)
-        syllables = None if is_missing(prediction) else count_syllables(prediction, row["metadata"]["target_language"])
+        syllables = None if is_missing(prediction) else count(prediction, row["metadata"]["target_language"])
         quality = None  # --skip-judge: null for every item, missing ones included
         if verdicts is not None:  # every prediction has its verdict; a missing one gets no call and quality 0
             quality = verdicts.get((case_id, "sandglass_quality"), {"quality": 0.0})["quality"]
@@ -71,7 +78,8 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
     return items
 
 
-def metrics(items: list[dict], judged: bool) -> dict:
+def metric_block(items: list[dict], judged: bool) -> dict:
+    """The summary's metric block: the headline numbers and the card's tables."""
     return {
         "score": headline(items, "score"),
         "syllable_reward": headline(items, "syllable_reward"),
@@ -87,22 +95,40 @@ SANDGLASS = Benchmark(
     default_data=DEFAULT_DATA,
     default_dataset=DEFAULT_DATASET,
     default_judge_model=DEFAULT_JUDGE_MODEL,
-    manifest_section="sandglass",
     signature_tag="sandglass",
-    prompt_versions=PROMPT_VERSIONS,
     unscored_without_judge="quality and score were",
+    looks_like=looks_like_sandglass,
     validate_rows=validate_sandglass_rows,
     model_input=model_input,
     diagnostics_source=lambda row: "",
+    manifest_section="sandglass",
+    manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
+    official_release=manifest.OFFICIAL_RELEASE,
+    data_statistics=manifest.data_statistics,
+    release_case_id=manifest.RELEASE_CASE_ID,
     check_config=check_config,
     settings=settings,
     signature_parts=signature_parts,
-    judge_requests=judge_requests,
+    prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests)},
+    counters=COUNTERS,
     score_rows=score_rows,
-    metrics=metrics,
+    headline_metrics=(Metric("score", aggregation="mean over items of (syllable_reward + quality) / 2"),
+                      Metric("syllable_reward"), Metric("quality"),
+                      Metric("mean_abs_dev", higher_is_better=False, aggregation="mean over items of the rounded dev")),
+    metrics=metric_block,
     report_markdown=report_markdown,
     console_table=console_table,
-    failure_sections=failure_sections,
+    report_html=report_html.report_html,
+    failure_lists=failures.failure_lists,
+    compare_units=compare.compare_units,
+    compare_sections=("by_language",),
+    judge_labels=compare.judge_labels,
+    judge_label_order=("quality",),
+    prediction_field="hyp",
+    sort_metrics=("score", "syllable_reward"),
+    leaderboard_columns=lambda summaries: list(EXTRA_COLUMNS),
+    leaderboard_value=lambda summary, column: (summary.get("overall") or {}).get(column),
+    explorer_view=explorer_view,
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",

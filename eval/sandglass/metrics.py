@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
-from eval.metrics import mean_or_none, rounded
+from eval.stats import mean_or_none, rounded
 from eval.predictions import is_missing
 from eval.sandglass.rows import SPEECH_RATES, TARGET_KINDS
 
@@ -90,15 +90,30 @@ def _by_line(items: list[dict]) -> dict[tuple[str, str], dict[str, dict]]:
     return lines
 
 
+LINE_METRICS = ("slope", "q_gap_short", "q_gap_long")
+
+
+def line_statistics(items: list[dict]) -> dict[tuple[str, str], dict]:
+    """Per (uuid, language) with all three targets among `items`: the OLS slope of output on
+    target syllables (None when every target is the same) and the quality gaps short − natural
+    and long − natural (None when a quality is unknown). The card's line metrics average these;
+    compare pairs them line by line."""
+    lines = {}
+    for key, kinds in _by_line(items).items():
+        if all(kind in kinds for kind in TARGET_KINDS):
+            gaps = {}
+            for kind in ("short", "long"):
+                first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
+                gaps[f"q_gap_{kind}"] = None if first is None or natural is None else first - natural
+            slope = ols_slope([(kinds[k]["target_syllables"], kinds[k]["hyp_syllables"]) for k in TARGET_KINDS])
+            lines[key] = {"slope": slope, **gaps}
+    return lines
+
+
 def controllability_slope(items: list[dict]) -> tuple[float | None, int]:
     """(mean slope, groups): OLS slope of output on target syllables per (uuid, language) that has
     all three targets among `items`, averaged over those groups."""
-    slopes = []
-    for kinds in _by_line(items).values():
-        if all(kind in kinds for kind in TARGET_KINDS):
-            slope = ols_slope([(kinds[k]["target_syllables"], kinds[k]["hyp_syllables"]) for k in TARGET_KINDS])
-            if slope is not None:
-                slopes.append(slope)
+    slopes = [line["slope"] for line in line_statistics(items).values() if line["slope"] is not None]
     return mean_or_none(slopes), len(slopes)
 
 
@@ -106,11 +121,7 @@ def quality_gap(items: list[dict], kind: str) -> tuple[float | None, int]:
     """(mean of quality[kind] − quality[natural], pairs) over the (uuid, language) groups that have
     all three targets among `items`, as in the original metric code: a group cut by --limit or
     partial data pairs nothing."""
-    gaps = []
-    for kinds in _by_line(items).values():
-        if all(name in kinds for name in TARGET_KINDS):
-            first, natural = kinds[kind]["quality"], kinds["natural"]["quality"]
-            gaps.append(None if first is None or natural is None else first - natural)
+    gaps = [line[f"q_gap_{kind}"] for line in line_statistics(items).values()]
     return mean_or_none(gaps), len(gaps)
 
 

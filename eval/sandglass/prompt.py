@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eval.languages import ENGLISH_NAMES
-from eval.prompts import delimited_block, delimiter_tag
+from eval.untrusted import delimited_block, delimiter_tag
 
 PROMPT_VERSION = "sandglass-quality-1"
 PROMPT_VERSIONS = {"sandglass_quality": PROMPT_VERSION}

@@ -7,9 +7,15 @@ long) per row; the prompt is chat messages and the fields sit under `metadata`.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+from eval.data import data_warning
 from eval.errors import DataError
 from eval.languages import CHINESE_NAMES
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
+DEFAULT_DATASET = "IndexTeam/Sandglass-Bench"
 
 # The card's speech rates (syllables per second) and length ratios.
 SPEECH_RATES: dict[str, float] = {"en": 6.19, "ja": 7.84, "es": 7.82, "ar": 8.4}
@@ -43,8 +49,6 @@ def looks_like_sandglass(row: object) -> bool:
 def validate_sandglass_rows(located_rows: list[tuple[str, object]]) -> tuple[list[dict], list[dict]]:
     """(rows, warnings): every row's schema, unique case_ids; a uuid whose rows disagree on source
     or duration is a data warning (SPEC §9), like every check beyond the schema."""
-    from eval.data import data_warning
-
     seen: dict[str, str] = {}
     first_of_uuid: dict[str, tuple[str, dict]] = {}
     rows, warnings = [], []

@@ -7,16 +7,8 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from eval.metrics import (
-    BOOTSTRAP_SAMPLES,
-    BOOTSTRAP_SEED,
-    bootstrap_ci,
-    breakdowns,
-    by_constraint,
-    group_metrics,
-    headline,
-    mean_or_none,
-)
+from eval.insttrans.metrics import breakdowns, by_constraint, group_metrics
+from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, headline, mean_or_none
 
 
 def score(case_id, pair, scenario, domain, verdicts, if_score, quality):
@@ -270,3 +262,13 @@ def test_a_skip_judge_run_on_five_rows_gives_the_breakdowns_worked_out_by_hand(t
     assert groups("by_target_lang") == [("en", 3, 0.333333, None, None), ("ja", 1, 0.0, None, None),
                                         ("zh", 1, 1.0, None, None)]
     assert groups("by_constraint_count") == [("1", 4, 0.25, None, None), ("2", 1, 1.0, None, None)]
+
+
+def test_the_cards_metrics_module_is_a_face_over_the_two_it_stands_for():
+    import eval.insttrans.metrics
+    import eval.metrics
+    import eval.stats
+
+    for name in eval.metrics.__all__:
+        assert getattr(eval.metrics, name) is getattr(eval.stats, name, None) or \
+            getattr(eval.metrics, name) is getattr(eval.insttrans.metrics, name)

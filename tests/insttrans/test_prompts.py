@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from eval.constraints import CONSTRAINTS, SOFT_IDS
-from eval.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
+from eval.insttrans.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
 from eval.types import JudgeItem
 from judge_server import candidate_of, soft_ids_of
 
@@ -35,7 +35,7 @@ def test_prompt_wording_is_pinned_to_its_version():
 
 
 def test_manifest_records_the_prompt_versions():
-    manifest = json.loads((Path(__file__).resolve().parent.parent / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((Path(__file__).resolve().parents[2] / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["prompt_versions"] == PROMPT_VERSIONS
 
 
@@ -80,3 +80,14 @@ def test_rendering_is_deterministic_so_the_cache_can_hit():
     assert render_quality_prompt(ITEM) == render_quality_prompt(ITEM)
 
 
+
+
+def test_the_cards_prompts_module_is_a_face():
+    import eval.insttrans.prompts
+    import eval.prompts
+    import eval.untrusted
+
+    assert eval.prompts.render_quality_prompt is eval.insttrans.prompts.render_quality_prompt
+    assert eval.prompts.render_soft_prompt is eval.insttrans.prompts.render_soft_prompt
+    assert eval.prompts.PROMPT_VERSIONS is eval.insttrans.prompts.PROMPT_VERSIONS
+    assert eval.prompts.delimiter_tag is eval.untrusted.delimiter_tag

@@ -1,0 +1,52 @@
+"""One Sandglass-Bench item as the explorer shows it (docs/explorer.md): target language, kind
+and fenqu as facets, the syllable budget and the quality verdict as checks.
+
+`row` is None where only scores.jsonl is at hand (the compare page): the item row carries the
+source and the prediction (`hyp`) itself.
+"""
+
+from __future__ import annotations
+
+
+def budget_band(score: dict) -> str:
+    """How far the syllable count landed from the target, in the card's bands."""
+    if score.get("status") == "missing":
+        return "missing"
+    if score["hit_pm1"]:
+        return "within ±1 syllable"
+    if score["hit_10"]:
+        return "within 10%"
+    if score["hit_20"]:
+        return "within 20%"
+    return "off by more than 20%"
+
+
+def explorer_view(row: dict | None, score: dict) -> dict:
+    """The item's facets, sortable numbers, texts and checks."""
+    reward, quality, target = score["syllable_reward"], score.get("quality"), score["target_syllables"]
+    checks = [
+        {"name": "syllable budget", "kind": "count", "verdict": f"{score['hyp_syllables']} of {target}",
+         "passed": reward >= 1,
+         "explanation": ("missing prediction" if score.get("status") == "missing" else
+                         f"{score['signed_dev']:+.1%} against the {score['target_kind']} target of {target} "
+                         f"syllables ({score['duration']:g} s); reward {reward:g}")},
+        {"name": "quality", "kind": "Judge", "verdict": "not judged" if quality is None else f"{quality:g}",
+         "passed": None if quality is None else quality >= 1, "explanation": ""},
+    ]
+    language = score["target_language"]
+    texts = [{"label": "source", "text": score["source"], "lang": "zh"}]
+    if row is not None:
+        texts.append({"label": "reference", "text": row.get("label", ""), "lang": language})
+        texts += [{"label": f"model input ({message.get('role')})", "text": message.get("content", ""), "folded": True,
+                   "lang": "zh"} for message in row["prompt"] if isinstance(message, dict)]
+    band = budget_band(score)
+    return {
+        "facets": {"target language": language, "target kind": score["target_kind"], "fenqu": score["fenqu"],
+                   "syllables": band, "quality": "not judged" if quality is None else f"{quality:g}"},
+        "summary": f"{language} {score['target_kind']} · {score['hyp_syllables']}/{target} syllables · {band}",
+        "numbers": {"score": score.get("score"), "syllable_reward": reward, "quality": quality,
+                    "dev": score["dev"], "signed_dev": score["signed_dev"], "target_syllables": target,
+                    "hyp_syllables": score["hyp_syllables"]},
+        "texts": texts, "checks": checks, "judge": [], "prediction": score.get("hyp"), "prediction_lang": language,
+        "lower_is_better": ("dev",),
+    }

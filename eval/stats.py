@@ -1,0 +1,46 @@
+"""Statistics every benchmark's metrics use (SPEC §9, §11): means that know an unknown value, the
+seeded bootstrap interval, and a headline number `{value, ci95, n}`.
+
+No benchmark's metric lives here: each benchmark declares and aggregates its own
+(`eval/insttrans/metrics.py`, `eval/sandglass/metrics.py`) over these.
+"""
+
+from __future__ import annotations
+
+BOOTSTRAP_SEED = 20260929
+BOOTSTRAP_SAMPLES = 1000
+
+
+def mean_or_none(values: list) -> float | None:
+    """The mean, or None when any value is unknown (a skipped Judge) or there are none."""
+    if not values or any(value is None for value in values):
+        return None
+    return sum(values) / len(values)
+
+
+def bootstrap_ci(values: list, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> list[float] | None:
+    """95% percentile bootstrap interval of the mean, with a fixed seed so reruns agree."""
+    if not values or any(value is None for value in values):
+        return None
+    import numpy  # imported here: only the summary needs it
+
+    data = numpy.asarray(values, dtype=float)
+    rng = numpy.random.default_rng(seed)
+    means = numpy.empty(samples)
+    for start in range(0, samples, 100):  # chunks keep memory at 100 x n indices
+        stop = min(start + 100, samples)
+        means[start:stop] = data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+    low, high = numpy.percentile(means, [2.5, 97.5])
+    return [round(float(low), 6), round(float(high), 6)]
+
+
+def headline(scores: list[dict], field: str, known: bool = True) -> dict:
+    """{value, ci95, n} for one headline metric; value and ci95 are null when any value is
+    unknown, or when the metric as a whole is not measured (`known` false: the Judge skipped)."""
+    values = [float(score[field]) if score[field] is not None and known else None for score in scores]
+    value = mean_or_none(values)
+    return {"value": None if value is None else round(value, 6), "ci95": bootstrap_ci(values), "n": len(values)}
+
+
+def rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

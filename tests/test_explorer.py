@@ -1,0 +1,395 @@
+"""explorer.html, the compare page and --log-samples (docs/explorer.md).
+
+The page's data is checked from Python (every instance, its verdicts and reasons, hostile text kept
+inert); tests marked `browser` drive headless Chromium over the bundled runs of each benchmark and
+are skipped, with the reason printed, where Chromium or Playwright is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import evaluate
+from chromium import browser_page, unavailable_reason
+from eval.benchmarks import detect_benchmark, get_benchmark
+from eval.exits import run_cli
+from eval.compare import compare, load_run
+from eval.compare import main as compare_main
+from eval.compare_html import changed_case_ids, compare_items, render_compare_html
+from eval.explorer import embed_json, page
+from eval.insttrans.failures import failure_reason
+from eval.outputs import RESULT_FILES
+from judge_server import JudgeServer
+from conftest import make_row, write_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent
+IT_DATA, IT_PREDICTIONS = ROOT / "data" / "test.jsonl", ROOT / "data" / "example_predictions.jsonl"
+SG_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
+SG_PREDICTIONS = ROOT / "data" / "sandglass" / "example_predictions.jsonl"
+HOSTILE = ('</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+           '<!-- <svg onload=window.__pwned=3> &amp; \u2028 end')
+NO_BROWSER = unavailable_reason()
+browser = pytest.mark.skipif(NO_BROWSER is not None, reason=f"browser test skipped: {NO_BROWSER}")
+
+
+def payload_of(html_text: str) -> dict:
+    match = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', html_text, re.S)
+    return json.loads(match.group(1))
+
+
+def read_scores(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
+
+
+def read_predictions(path: Path) -> dict:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return {row["case_id"]: row.get("prediction") for row in rows}
+
+
+def evaluate_run(out: Path, data: Path, predictions: Path, *extra: str) -> Path:
+    assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
+                                   "--quiet", *extra]) == 0
+    return out
+
+
+def perturbed(source: Path, target: Path, every: int = 7) -> Path:
+    """A second system: every `every`-th prediction cut in half, every 11th dropped."""
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").split("\n") if line]
+    for index, row in enumerate(rows):
+        if row.get("prediction") and index % every == 0:
+            row["prediction"] = row["prediction"][: len(row["prediction"]) // 2]
+        elif index % 11 == 0:
+            row["prediction"] = None
+    return write_jsonl(target, rows)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The bundled example runs of each benchmark, judged by the stand-in Judge, and a second
+    (perturbed, unjudged-free) system of each for the compare page."""
+    base = tmp_path_factory.mktemp("explorer-runs")
+    with pytest.MonkeyPatch.context() as patch, JudgeServer() as server:
+        patch.setenv("JUDGE_API_KEY", "sk-explorer-test")
+        patch.setenv("JUDGE_API_BASE", server.base_url)
+        made = {"it": evaluate_run(base / "it", IT_DATA, IT_PREDICTIONS, "--judge-backoff", "0.001"),
+                "sg": evaluate_run(base / "sg", SG_DATA, SG_PREDICTIONS, "--judge-backoff", "0.001"),
+                "it_b": evaluate_run(base / "it_b", IT_DATA, perturbed(IT_PREDICTIONS, base / "it_b.jsonl"),
+                                     "--judge-backoff", "0.001"),
+                "sg_b": evaluate_run(base / "sg_b", SG_DATA, perturbed(SG_PREDICTIONS, base / "sg_b.jsonl"),
+                                     "--judge-backoff", "0.001")}
+    return made
+
+
+# ---------------------------------------------------------------------------------------------
+# The page's data
+# ---------------------------------------------------------------------------------------------
+
+def test_explorer_html_is_a_result_file_written_before_the_summary():
+    assert "explorer.html" in RESULT_FILES and RESULT_FILES[-1] == "summary.json"
+
+
+@pytest.mark.parametrize("name, predictions", [("it", IT_PREDICTIONS), ("sg", SG_PREDICTIONS)])
+def test_every_instance_is_on_the_page_with_its_prediction_and_status(runs, name, predictions):
+    out = runs[name]
+    scores, page_data = read_scores(out), payload_of((out / "explorer.html").read_text(encoding="utf-8"))
+    expected = read_predictions(predictions)
+    assert [item["id"] for item in page_data["items"]] == [score["case_id"] for score in scores]
+    for item, score in zip(page_data["items"], scores):
+        assert item["f"]["status"] == score["status"]
+        assert item["p"][0]["pr"] == expected.get(score["case_id"])
+
+
+def test_each_insttrans_constraint_has_its_verdict_and_reason(runs):
+    scores = read_scores(runs["it"])
+    items = payload_of((runs["it"] / "explorer.html").read_text(encoding="utf-8"))["items"]
+    failed_hard = 0
+    for item, score in zip(items, scores):
+        checks = {check[0]: check for check in item["p"][0]["c"]}
+        for entry in score["constraints"]:
+            name, kind, verdict, passed, why = checks[entry["id"]]
+            if entry["kind"] == "hard":
+                assert passed == int(entry["passed"]) and verdict == ("pass" if entry["passed"] else "fail")
+                if not entry["passed"]:
+                    failed_hard += 1
+                    assert why == failure_reason(entry["id"], entry["detail"]) and why
+            else:
+                assert verdict == f"{entry['score']:g}"
+        assert checks["quality"][2] == f"{score['quality']:g}"
+        assert item["f"]["language pair"] == f"{score['source_lang']}-{score['target_lang']}"
+        assert item["f"]["constraint"] == score["constraint_ids"]
+        if score["status"] == "ok":  # the Judge's replies are there, as sent
+            assert any(text == score["quality_detail"]["reply"] for _, text in item["p"][0]["j"])
+    assert failed_hard > 10
+
+
+def test_sandglass_items_carry_kind_fenqu_and_the_budget_check(runs):
+    scores = read_scores(runs["sg"])
+    items = payload_of((runs["sg"] / "explorer.html").read_text(encoding="utf-8"))["items"]
+    for item, score in zip(items, scores):
+        assert (item["f"]["target kind"], item["f"]["fenqu"], item["f"]["target language"]) == (
+            score["target_kind"], score["fenqu"], score["target_language"])
+        budget = item["p"][0]["c"][0]
+        assert budget[2] == f"{score['hyp_syllables']} of {score['target_syllables']}"
+        assert budget[3] == int(score["syllable_reward"] >= 1)
+
+
+def test_hostile_text_cannot_leave_the_json_block(tmp_path):
+    """A prediction, a data text and a Judge reply holding </script>, on*= and <!-- stay data."""
+    row = make_row("x-1", source_text=HOSTILE, reference=HOSTILE)
+    data = write_jsonl(tmp_path / "data.jsonl", [row])
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "x-1", "prediction": HOSTILE}])
+    out = evaluate_run(tmp_path / "out", data, predictions, "--skip-judge")
+    text = (out / "explorer.html").read_text(encoding="utf-8")
+    assert len(re.findall(r"<script", text, re.I)) == 2 and "<img" not in text and "<!--" not in text
+    item = payload_of(text)["items"][0]
+    assert item["p"][0]["pr"] == HOSTILE and HOSTILE in [t[1] for t in item["t"]]
+    assert "<" not in embed_json({"t": HOSTILE}) and json.loads(embed_json({"t": HOSTILE})) == {"t": HOSTILE}
+
+
+# ---------------------------------------------------------------------------------------------
+# --log-samples
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("data, predictions", [(IT_DATA, IT_PREDICTIONS), (SG_DATA, SG_PREDICTIONS)])
+def test_log_samples_adds_the_prediction_and_the_model_input_and_nothing_else(tmp_path, data, predictions):
+    plain = read_scores(evaluate_run(tmp_path / "plain", data, predictions, "--skip-judge", "--limit", "40"))
+    logged = read_scores(evaluate_run(tmp_path / "logged", data, predictions, "--skip-judge", "--limit", "40",
+                                      "--log-samples"))
+    inputs = {}
+    bench = get_benchmark(detect_benchmark(data, None))
+    for line in data.read_text(encoding="utf-8").split("\n")[:40]:
+        row = json.loads(line)
+        inputs[row["case_id"]] = bench.model_input(row)["messages"]
+    expected = read_predictions(predictions)
+    for before, after in zip(plain, logged):
+        assert "prediction" not in before and "model_input" not in before
+        extra = {key: after.pop(key) for key in ("prediction", "model_input")}
+        assert after == before
+        assert extra == {"prediction": expected.get(before["case_id"]), "model_input": inputs[before["case_id"]]}
+    summaries = [json.loads((tmp_path / name / "summary.json").read_text()) for name in ("plain", "logged")]
+    summaries[0]["predictions"].pop("path"), summaries[1]["predictions"].pop("path")
+    assert summaries[0]["signature"] == summaries[1]["signature"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The compare page
+# ---------------------------------------------------------------------------------------------
+
+def verdicts(row: dict) -> list[tuple]:
+    return [(entry["id"], entry.get("passed"), entry.get("score")) for entry in row.get("constraints", [])]
+
+
+def flips_from_scores(a: Path, b: Path) -> list[str]:
+    """Changed instances computed from the two scores.jsonl files alone, field by field."""
+    fields = ("hard_pass", "soft_mean", "if_score", "quality", "status", "score", "syllable_reward",
+              "hyp_syllables")
+    rows_b = {row["case_id"]: row for row in read_scores(b)}
+    out = []
+    for row in read_scores(a):
+        other = rows_b[row["case_id"]]
+        if any(row.get(name) != other.get(name) for name in fields) or verdicts(row) != verdicts(other):
+            out.append(row["case_id"])
+    return out
+
+
+@pytest.mark.parametrize("a, b", [("it", "it_b"), ("sg", "sg_b")])
+def test_the_compare_page_lists_exactly_the_flips_of_the_scores(runs, a, b, tmp_path):
+    expected = flips_from_scores(runs[a], runs[b])
+    assert expected  # the perturbation changed something
+    run_a, run_b = load_run(runs[a]), load_run(runs[b])
+    assert changed_case_ids(run_a, run_b) == expected
+    out = tmp_path / "compare.html"
+    assert run_cli(compare_main, [str(runs[a]), str(runs[b]), "--resamples", "200", "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    items = payload_of(text)["items"]
+    assert [item["id"] for item in items] == expected
+    assert all(len(item["p"]) == 2 for item in items)
+    result = compare([runs[a], runs[b]], resamples=200)
+    n_metrics = len(result["metrics"]) + len(result["by_constraint"]) + sum(
+        len(stats) for stats in (result["comparisons"][0].get("by_language") or {}).values())
+    assert text.count("<circle") == n_metrics  # one dot per metric in the chart
+
+
+def test_the_compare_page_shows_both_predictions_side_by_side(runs):
+    result = compare([runs["it"], runs["it_b"]], resamples=200)
+    items = compare_items([load_run(runs["it"]), load_run(runs["it_b"])])
+    a, b = read_predictions(IT_PREDICTIONS), read_predictions(runs["it_b"].parent / "it_b.jsonl")
+    for item in items:
+        assert [pane["pr"] for pane in item["p"]] == [a.get(item["id"]), b.get(item["id"])]
+    assert "<svg" in render_compare_html(result, [load_run(runs["it"]), load_run(runs["it_b"])])
+
+
+# ---------------------------------------------------------------------------------------------
+# In a real browser
+# ---------------------------------------------------------------------------------------------
+
+def open_page(driver, path: Path, fragment: str = ""):
+    errors: list[str] = []
+    driver.on("pageerror", lambda error: errors.append(str(error)))
+    driver.goto(path.resolve().as_uri() + fragment)
+    driver.wait_for_selector("body[data-ready='1']")
+    return errors
+
+
+def visible_count(driver) -> int:
+    driver.wait_for_timeout(250)  # the search box waits 120 ms for the typing to stop
+    return int(driver.inner_text("#count").split()[0])
+
+
+def choose(driver, facet: str, value: str) -> None:
+    group = driver.locator("details.facet").filter(
+        has=driver.locator("summary", has_text=re.compile(f"^{re.escape(facet)}$")))
+    group.locator("label").filter(has=driver.locator("span.fv", has_text=re.compile(f"^{re.escape(value)}$"))) \
+        .locator("input").check()
+
+
+def open_first_row(driver) -> str:
+    driver.locator("#spacer .row").first.click()
+    if driver.locator("#show-ws").is_checked():
+        driver.locator("#show-ws").uncheck()
+    return driver.inner_text("#detail h2")
+
+
+@browser
+def test_browser_insttrans_facet_search_count_and_an_instance(runs):
+    scores = read_scores(runs["it"])
+    predictions = read_predictions(IT_PREDICTIONS)
+    expected = [s for s in scores if s["status"] == "ok" and not s["hard_pass"] and "itb-social" in s["case_id"]]
+    with browser_page() as driver:
+        errors = open_page(driver, runs["it"] / "explorer.html")
+        assert visible_count(driver) == len(scores)
+        choose(driver, "outcome", "hard fail")
+        assert visible_count(driver) == sum(s["status"] == "ok" and not s["hard_pass"] for s in scores)
+        driver.fill("#search", "itb-social")
+        assert visible_count(driver) == len(expected) > 0
+        case_id = open_first_row(driver)
+        assert case_id == expected[0]["case_id"]
+        assert driver.locator("#detail [data-text=prediction]").text_content() == predictions[case_id]
+        failing = next(e for e in expected[0]["constraints"] if e["kind"] == "hard" and not e["passed"])
+        why = driver.locator(f"#detail tr[data-check={failing['id']}] td.expl").text_content()
+        assert why == failure_reason(failing["id"], failing["detail"])
+        driver.keyboard.press("j")  # the next instance the filters show
+        assert driver.inner_text("#detail h2") == expected[1]["case_id"]
+        driver.keyboard.press("k")
+        # the link opens the instance on a fresh load
+        open_page(driver, runs["it"] / "explorer.html", driver.get_attribute("#detail a.link", "href"))
+        assert driver.inner_text("#detail h2") == case_id
+    assert errors == []
+
+
+@browser
+def test_browser_sandglass_facet_search_count_and_an_item(runs):
+    scores = read_scores(runs["sg"])
+    expected = [s for s in scores if s["target_language"] == "ja" and ":short" in s["case_id"]]
+    with browser_page() as driver:
+        errors = open_page(driver, runs["sg"] / "explorer.html")
+        choose(driver, "target language", "ja")
+        assert visible_count(driver) == sum(s["target_language"] == "ja" for s in scores)
+        driver.fill("#search", ":short")
+        assert visible_count(driver) == len(expected) > 0
+        case_id = open_first_row(driver)
+        assert case_id == expected[0]["case_id"]
+        assert driver.locator("#detail [data-text=prediction]").text_content() == expected[0]["hyp"]
+        why = driver.locator("#detail tr[data-check='syllable budget'] td.expl").text_content()
+        assert f"target of {expected[0]['target_syllables']} syllables" in why
+        driver.select_option("#sort", "-dev")  # largest deviation first, ties in data order
+        worst = sorted(expected, key=lambda s: -s["dev"])[0]["case_id"]
+        assert driver.locator("#spacer .row .id").first.text_content() == worst
+    assert errors == []
+
+
+@browser
+def test_browser_hostile_prediction_runs_nothing(tmp_path):
+    row = make_row("x-1", source_text=HOSTILE, reference=HOSTILE)
+    data = write_jsonl(tmp_path / "data.jsonl", [row])
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "x-1", "prediction": HOSTILE}])
+    out = evaluate_run(tmp_path / "out", data, predictions, "--skip-judge")
+    hostile_page = tmp_path / "judge.html"  # a Judge reply and a facet value too, through the same page code
+    hostile_page.write_text(page("t", {"kind": "run", "title": HOSTILE, "meta": [[HOSTILE, HOSTILE]], "numbers": [],
+                                       "items": [{"id": HOSTILE, "f": {HOSTILE: HOSTILE}, "n": {}, "s": HOSTILE,
+                                                  "t": [[HOSTILE, HOSTILE, 0, ""]],
+                                                  "p": [{"h": HOSTILE, "st": "ok", "pr": HOSTILE, "pl": "", "ws": False,
+                                                         "c": [[HOSTILE, "hard", HOSTILE, 0, HOSTILE]],
+                                                         "j": [[HOSTILE, HOSTILE]], "d": [HOSTILE]}]}]}),
+                            encoding="utf-8")
+    with browser_page() as driver:
+        dialogs: list[str] = []
+        driver.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        for path, fragment in ((out / "explorer.html", "#case=x-1"), (hostile_page, "")):
+            errors = open_page(driver, path, fragment)
+            if not fragment:
+                driver.locator("#spacer .row").first.click()
+            driver.wait_for_timeout(200)
+            assert driver.evaluate("window.__pwned") is None
+            assert driver.locator("#detail img, #detail svg, #detail script").count() == 0
+            assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
+            driver.fill("#search", "onerror")  # the highlighted rendering too
+            driver.wait_for_timeout(300)
+            assert driver.locator("#detail [data-text=prediction] mark").count() == 1
+            assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
+            assert driver.evaluate("window.__pwned") is None
+            assert errors == []
+    assert dialogs == []
+
+
+def test_judge_replies_show_every_text_a_detail_carries_repairs_included():
+    from eval.insttrans.explorer import judge_replies
+
+    detail = {"cache_key": "ab" * 32, "reply": '{"quality": 1}', "repaired": True,
+              "invalid_reply": "quality: one", "repair_prompt": "Answer with one JSON object."}
+    assert judge_replies("quality", detail) == [("quality reply", '{"quality": 1}'), ("quality repaired", "True"),
+                                                ("quality invalid reply", "quality: one"),
+                                                ("quality repair prompt", "Answer with one JSON object.")]
+    assert judge_replies("quality", None) == [] and judge_replies("quality", {"reason": ""}) == []
+
+
+def test_the_chart_colours_and_marks_as_the_printed_table_does():
+    import eval.compare
+    import eval.compare_html
+
+    assert eval.compare_html.SIGNIFICANCE == eval.compare.SIGNIFICANCE
+
+
+def test_hostile_run_names_are_escaped_on_the_compare_page(runs, tmp_path):
+    import shutil
+
+    hostile = tmp_path / "<svg onload=alert(1)>&"
+    shutil.copytree(runs["it_b"], hostile, ignore=shutil.ignore_patterns("*.sqlite*", ".lock"))
+    out = tmp_path / "c.html"
+    assert run_cli(compare_main, [str(runs["it"]), str(hostile), "--resamples", "200", "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "<svg onload" not in text and "&lt;svg onload=alert(1)&gt;&amp;" in text
+    assert payload_of(text)["meta"][1][1].startswith("<svg onload=alert(1)>&: ")
+
+
+def test_diagnostics_from_the_summary_equal_those_computed_from_the_predictions(tmp_path):
+    from eval.explorer import explorer_items
+
+    rows = [make_row("d-1"), make_row("d-2"), make_row("d-3")]
+    predictions = {"d-1": "```\nHello\n```", "d-2": "<think>hm</think>Hello", "d-3": "Hello"}
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    files = write_jsonl(tmp_path / "p.jsonl", [{"case_id": k, "prediction": v} for k, v in predictions.items()])
+    out = evaluate_run(tmp_path / "out", data, files, "--skip-judge")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    scores = read_scores(out)
+    bench = get_benchmark("insttrans")
+    computed = explorer_items(bench, rows, predictions, scores)
+    given = explorer_items(bench, rows, predictions, scores, summary["predictions"]["diagnostic_case_ids"])
+    assert [item["p"][0]["d"] for item in given] == [item["p"][0]["d"] for item in computed]
+    assert [item["p"][0]["d"] for item in given] == [["code_fence"], ["think_block"], []]
+
+
+@browser
+@pytest.mark.parametrize("name", ["it", "sg"])
+def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name):
+    with browser_page() as driver:
+        driver.goto((runs[name] / "report.html").as_uri())
+        link = driver.locator('a[href^="explorer.html#case="]').first
+        case_id = link.text_content()
+        link.click()
+        driver.wait_for_selector("body[data-ready='1']")
+        assert driver.inner_text("#detail h2") == case_id
