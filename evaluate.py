@@ -5,19 +5,21 @@ data, the syllable-budget metrics).
 
 Writes O/scores.jsonl, O/summary.json, O/report.md and O/report.html (and the Judge cache), all at
 once or not at all; exits 2 on bad input, 3 when the Judge aborts, 130 on Ctrl-C, 128 + N on a
-SIGTERM or SIGHUP.
+SIGTERM or SIGHUP. Installed, the same command is `insttrans-eval` (eval/commands.py).
 """
 
 from __future__ import annotations
 
 import sys
 
-from eval.cli import evaluate_parser, run_cli, run_config_from_args
+from eval.cli import evaluate_parser, paused_collector, run_cli, run_config_from_args
 from eval.pipeline import run_evaluation
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv)))
+    config = run_config_from_args(evaluate_parser().parse_args(argv))
+    with paused_collector():
+        return run_evaluation(config)
 
 
 if __name__ == "__main__":

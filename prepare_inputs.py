@@ -1,6 +1,8 @@
 """Export the model inputs: one `{case_id, messages}` row per instance, never the reference.
 
     python prepare_inputs.py --output outputs/model_inputs.jsonl [--data FILE | --dataset [NAME]] [--limit N]
+
+Installed, the same command is `insttrans-prepare` (eval/commands.py).
 """
 
 from __future__ import annotations

@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:
-    from eval.config import RunConfig
+    from eval.config import JudgeSettings, RunConfig
     from eval.pairing import UnitValues
+# Named in annotations only, never imported here, so that the record stays on the ground floor
+# (both modules import this one): RequestShape is eval.judge_client's, ReleaseProtocol
+# eval.release_protocol's.
 
 from eval.config import HARNESS  # the prompt set and counter this harness ships (SPEC §15 adds "release")
 
@@ -44,6 +47,8 @@ class PromptSet:
 
     versions: Mapping[str, str]
     judge_requests: Callable[[list[dict], dict], list]   # (rows, predictions) -> [JudgeRequest]
+    # The request each prompt becomes when it is not SPEC §10's (a release's own, §15); None: §10's.
+    shape: Callable[[JudgeSettings], RequestShape] | None = None
 
 
 @dataclass(frozen=True)
@@ -112,9 +117,23 @@ class Benchmark:
     release_case_id: re.Pattern | None = None   # the release's case_id form, if it publishes one
     compare_sections: tuple[str, ...] = ()      # compare's result sections beside "metrics" and "by_constraint"
     prediction_field: str | None = None         # a scores.jsonl field holding the prediction text, if any
+    # IFMTBench's hooks; None keeps the shared behaviour.
+    dataset_files: Callable[[Path], list[Path] | None] | None = None  # a --dataset DIR (or a default_data folder)
+                                                                  # -> the data files to read, in order
+    release_by_rows: Callable[[list[dict]], bool] | None = None   # data with the release's row counts (no
+                                                                  # published checksum): "official release (by row counts)"
+    load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
+                                                                  # rows, rows outside --limit) -> (predictions, lines)
+    judge_params: dict | None = None                              # chat request parameters instead of the shared ones
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
+    # The language a prediction should be written in, for the `source_script` diagnostic (None: unknown).
+    diagnostics_target: Callable[[dict], str | None] = lambda row: None
+    # `--protocol release` (SPEC §15): reads the user's release folder (and, when trusted, imports
+    # its counter) into the `release` prompt set and counter a run registers beside `harness`;
+    # None where the benchmark has no release plug-in yet.
+    open_release: Callable[[Path, bool], ReleaseProtocol] | None = None
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:

@@ -7,15 +7,18 @@ reports the problem, and a summary without a `benchmark` field (an older harness
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from eval.benchmark import Benchmark
 from eval.data import first_jsonl_object, read_data_entries
 from eval.errors import DataError
+from eval.ifmtbench import IFMTBENCH
 from eval.insttrans import INSTTRANS
+from eval.paths import ROOT
 from eval.sandglass import SANDGLASS
 
-BENCHMARKS: dict[str, Benchmark] = {bench.name: bench for bench in (INSTTRANS, SANDGLASS)}
+BENCHMARKS: dict[str, Benchmark] = {bench.name: bench for bench in (INSTTRANS, SANDGLASS, IFMTBENCH)}
 DEFAULT_BENCHMARK = next(iter(BENCHMARKS))
 
 
@@ -40,6 +43,9 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     if dataset:
         from eval.hub import resolve_data_file
 
+        for bench in BENCHMARKS.values():  # a folder that holds a benchmark's own data files
+            if bench.dataset_files is not None and Path(dataset).is_dir() and bench.dataset_files(Path(dataset)):
+                return bench.name
         data_file = resolve_data_file(dataset)  # a file, a snapshot's data file, the hub's cached file
         if data_file is None or data_file.suffix != ".jsonl":
             others = [name for name in BENCHMARKS if name != DEFAULT_BENCHMARK]
@@ -54,3 +60,21 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
         first = first_jsonl_object(Path(path))
         return DEFAULT_BENCHMARK if first is None else recognise(first)
     return recognise(entries[0][1]) if entries else DEFAULT_BENCHMARK
+
+
+def other_benchmark_hint(running: str, case_id: str) -> str | None:
+    """"run them with --benchmark NAME" when a case_id missing from the data has another benchmark's
+    release form or is in its bundled set (read only on this error path)."""
+    quoted = json.dumps(case_id, ensure_ascii=False)
+    for bench in BENCHMARKS.values():
+        if bench.name == running:
+            continue
+        claimed = bench.release_case_id is not None and bench.release_case_id.match(case_id)
+        if claimed or (bench.default_data.is_file() and quoted in bench.default_data.read_text(encoding="utf-8")):
+            try:
+                bundled = bench.default_data.relative_to(ROOT)
+            except ValueError:
+                bundled = bench.default_data
+            return (f"these look like {bench.title} predictions: run them with --benchmark {bench.name} and its "
+                    f"data (without --data: the bundled {bundled.as_posix()})")
+    return None

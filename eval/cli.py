@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import gc
 import os
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
 from eval.config import DataSource, RunConfig
 from eval.errors import ConfigError
 from eval.exits import Terminated, run_cli  # noqa: F401  (the scripts' edge, re-exported)
+from eval.flags import HarnessParser
 
 BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub id
 
@@ -28,8 +31,9 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
                             "data row; a hub --dataset by its name). Sandglass runs default to "
                             "data/sandglass/test.jsonl and, in evaluate.py, to their own Judge model")
     source = group.add_mutually_exclusive_group()
-    source.add_argument("--data", "--data-file", dest="data", type=Path, default=None,
-                        help="data JSONL file (default: the bundled data/test.jsonl)")
+    source.add_argument("--data", "--data-file", dest="data", type=Path, default=None, action="append",
+                        help="data JSONL file (default: the bundled data/test.jsonl); give it again to read "
+                             "several files in order (IFMTBench's single- and multi-constraint files)")
     source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
                         help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
                              "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench)")
@@ -77,7 +81,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def evaluate_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
+    parser = HarnessParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")
     io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
     io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
@@ -92,11 +96,27 @@ def evaluate_parser() -> argparse.ArgumentParser:
     rules.add_argument("--rule-set", choices=rule_sets, default=None,
                        help="hard-rule semantics (default: the original scorer's)")
     add_judge_arguments(parser)
+    add_protocol_arguments(parser)
     return parser
 
 
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """--protocol, --release-dir, --trust-release-code (SPEC §15, docs/release.md)."""
+    group = parser.add_argument_group(
+        "Protocol", "Whose Judge prompts, requests and syllable counter score the run (docs/release.md).")
+    group.add_argument("--protocol", choices=("harness", "release"), default="harness",
+                       help="harness: this harness's Judge prompts and counter (default); release: the official "
+                            "release's Judge prompts, requests and reply parsing, read from its folder without "
+                            "running it, for numbers comparable with the published ones")
+    group.add_argument("--release-dir", type=Path, default=None, metavar="DIR",
+                       help="the release folder (default: the folder --dataset loaded)")
+    group.add_argument("--trust-release-code", action="store_true",
+                       help="with --protocol release: import the release's syllable module from its folder and "
+                            "count with it (runs the release's code)")
+
+
 def prepare_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="Export model inputs (case_id + chat messages), never the reference.")
+    parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference.")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
     return parser
@@ -111,10 +131,15 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be a positive number, got {args.limit}", "drop --limit to use every row")
     dataset = None if args.dataset == BARE_DATASET else args.dataset
-    benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(args.data, dataset)
+    if dataset is not None:
+        from eval.hub import check_dataset_spec
+
+        check_dataset_spec(dataset)
+    paths = (args.data,) if isinstance(args.data, Path) else tuple(args.data or ())  # --data is repeatable
+    benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(paths[0] if paths else None, dataset)
     if args.dataset == BARE_DATASET:
         dataset = get_benchmark(benchmark).default_dataset
-    return benchmark, DataSource(path=args.data, dataset=dataset)
+    return benchmark, DataSource(path=paths[0] if paths else None, dataset=dataset, more_paths=paths[1:])
 
 
 def judge_settings_from_args(args: argparse.Namespace, default_model: str):
@@ -151,10 +176,53 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The frozen RunConfig of an evaluate.py command line."""
     benchmark, source = benchmark_and_source(args)
+    check_protocol_flags(args)
     judge = None
     if not args.skip_judge:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
+        if args.protocol == "release":  # the release reads one reply and aborts on a bad one: no repair turn
+            judge = dataclasses.replace(judge, repairs=0)
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={} if args.rule_set is None else {"rule_set": args.rule_set},
-                     judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples)
+                     judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
+                     protocol=args.protocol, release_dir=args.release_dir,
+                     trust_release_code=args.trust_release_code)
+
+
+def check_protocol_flags(args: argparse.Namespace) -> None:
+    """The release flags mean something only together; the release sends its own request."""
+    if args.protocol != "release":
+        for flag, given in (("--release-dir", args.release_dir is not None),
+                            ("--trust-release-code", args.trust_release_code)):
+            if given:
+                raise ConfigError(f"{flag} applies to --protocol release only", "add --protocol release, or drop it")
+        return
+    for flag, given in (("--judge-reasoning-effort", args.judge_reasoning_effort != "none"),
+                        ("--judge-structured", bool(args.judge_structured))):
+        if given:
+            raise ConfigError(f"{flag} applies to --protocol harness: the release protocol sends the release's "
+                              "own request", f"drop {flag}")
+
+
+# ---------------------------------------------------------------------------------------------
+# A run's collector (evaluate.py, eval/commands.py, eval/api.py)
+# ---------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def paused_collector():
+    """Python's cyclic garbage collector off for a run, everything imported so far frozen.
+
+    A run builds millions of small dicts and lists that live to its end and form no cycles; the
+    collector walks them again and again (25 ms at 3,000 rows, 2.5 s at 100,000: the cost per row
+    grows with the rows). Reference counting still frees everything; the few cycles a run makes
+    are collected after it. docs/testing.md has the figures."""
+    was_enabled = gc.isenabled()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()

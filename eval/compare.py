@@ -20,6 +20,7 @@ from pathlib import Path
 from eval.benchmark import Benchmark
 from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from eval.errors import CompareError
+from eval.flags import HarnessParser
 from eval.pairing import UnitValues  # noqa: F401  (part of this module's interface)
 
 DEFAULT_SEED = 12345
@@ -102,6 +103,10 @@ def run_names(paths: list[Path]) -> list[str]:
 # Signatures
 # ---------------------------------------------------------------------------------------------
 
+# What a signature means by leaving a part out: the harness's protocol, prompts and counter (SPEC §15).
+SIGNATURE_DEFAULTS = {"protocol": "harness", "prompts": "harness", "counter": "harness"}
+
+
 def parse_signature(signature: str) -> dict[str, str]:
     """`k:v|k:v|...` as an ordered dict; a value may itself contain ':' (JSON parameters)."""
     parts: dict[str, str] = {}
@@ -130,8 +135,9 @@ def signature_check(a: Run, b: Run) -> dict:
     for key in list(sig_a) + [key for key in sig_b if key not in sig_a]:
         if key == "system":
             continue
-        if sig_a.get(key) != sig_b.get(key):
-            differences.append({"key": key, "a": sig_a.get(key), "b": sig_b.get(key)})
+        unstated = SIGNATURE_DEFAULTS.get(key)  # a harness-protocol signature has no protocol part
+        if sig_a.get(key, unstated) != sig_b.get(key, unstated):
+            differences.append({"key": key, "a": sig_a.get(key, unstated), "b": sig_b.get(key, unstated)})
     sha_a, sha_b = a.summary["data"]["sha256"], b.summary["data"]["sha256"]
     if sha_a != sha_b and not any(item["key"] == "data" for item in differences):
         differences.append({"key": "data.sha256", "a": sha_a, "b": sha_b})
@@ -417,8 +423,8 @@ def format_report(result: dict) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eval.compare",
-                                     description="Paired significance of the differences between runs (SPEC §12).")
+    parser = HarnessParser(prog="python -m eval.compare",
+                                     description="Paired significance of the differences between runs (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py; "
                         "each is compared with the first")
     stats = parser.add_argument_group("Statistics")

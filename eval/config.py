@@ -34,6 +34,7 @@ class JudgeSettings(Endpoint):
     backoff: float = DEFAULT_BACKOFF_S
     backoff_max: float = MAX_BACKOFF_S
     deadline: float = DEFAULT_DEADLINE_S
+    params: dict | None = None  # chat request parameters a benchmark asks for instead of the shared ones
     repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
 
@@ -45,6 +46,11 @@ class DataSource:
 
     path: Path | None = None
     dataset: str | None = None
+    more_paths: tuple[Path, ...] = ()  # further --data files, read after `path` (IFMTBench's two release files)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return (self.path, *self.more_paths) if self.path is not None else ()
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,9 @@ class RunConfig:
     judge_cache: Path | None = None    # default: <output_dir>/judge_cache.sqlite
     quiet: bool = False
     log_samples: bool = False          # scores.jsonl rows carry the prediction and the model input
+    protocol: str = HARNESS            # "release": the release's prompt set, requests and counter (SPEC §15)
+    release_dir: Path | None = None    # default: the folder --dataset loaded
+    trust_release_code: bool = False   # import the release's syllable module (SPEC §15)
 
     @property
     def skip_judge(self) -> bool:

@@ -18,8 +18,9 @@ from typing import Callable
 
 from eval.errors import DataError
 from eval.input_files import is_regular, read_digest, read_once
+from eval.paths import bundle_root
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 
 # A benchmark's row validator: (where, value) pairs in, (rows, data warnings) out; a schema break
 # raises DataError naming `where`.
@@ -250,9 +251,33 @@ def read_data_entries(path: Path, keep: bool = False) -> list[tuple[int, object]
     return entries
 
 
+def read_rows_from_files(paths, validate: Validate) -> DataRows:
+    """Rows of several JSONL files (repeated --data), concatenated in order and validated together,
+    so that checks across rows (unique ids) see them all; each row's location names its file."""
+    located = []
+    for path in paths:
+        entries = read_data_entries(Path(path))
+        if not entries:
+            raise DataError(f"{path}: the data file has no rows", "point --data at a non-empty JSONL file")
+        located += [(f"{path}:{number}", value) for number, value in entries]
+    rows, warnings = validate(located)
+    return DataRows(rows, tuple(warnings), None)
+
+
 def load_rows_from_file(path: Path, validate: Validate) -> list[dict]:
     """The rows alone of `read_rows_from_file` (for the generators, which check the bundled set strictly)."""
     return read_rows_from_file(path, validate).rows
+
+
+def files_sha256(paths) -> str:
+    """The identity of data read from several files: SHA-256 of their bytes concatenated in the
+    order given (of one file: its file_sha256)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def file_sha256(path: Path) -> str:

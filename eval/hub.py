@@ -25,6 +25,47 @@ def is_hub_id(spec: str) -> bool:
     return bool(_HUB_ID.match(spec)) and not Path(spec).exists()
 
 
+def check_dataset_spec(spec: str) -> None:
+    """Refuse a `--dataset` that reads as a local path but names nothing on disk, before `datasets`
+    mistakes it for a malformed hub id."""
+    path = Path(spec).expanduser()
+    if path.exists() or is_hub_id(spec):
+        return
+    looks_like_path = (spec.startswith((".", "/", "~")) or "\\" in spec or spec.count("/") > 1
+                       or path.suffix.lower() in (".jsonl", ".json", ".parquet", ".csv", ".arrow"))
+    if looks_like_path:
+        raise DataError(f"--dataset {spec}: the path does not exist",
+                        "check the path (a file or a snapshot folder), or give a hub id as OWNER/NAME")
+
+
+def hub_offline() -> bool:
+    """HF_HUB_OFFLINE as huggingface_hub reads it."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def hub_unreachable(repo_id: str, timeout_s: float = 5.0) -> str | None:
+    """Why the hub cannot be reached (None when it answers, even with "not found"): one quick
+    request instead of `datasets`' retries, which take half a minute with no network."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    try:
+        HfApi().dataset_info(repo_id, timeout=timeout_s)
+    except HfHubHTTPError:  # the hub answered (not found, gated, ...): `datasets` words the error
+        return None
+    except Exception as error:  # DNS, refused, timeout, proxy: no answer at all
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def not_cached_error(repo_id: str, why: str) -> DataError:
+    return DataError(f"dataset {repo_id}: {why}, and it is not in the local hub cache",
+                     f"download it once while online (hf download --repo-type dataset {repo_id}) and rerun, "
+                     "with HF_HUB_OFFLINE=1 if there is no network; or pass the data file with --data")
+
+
 def cached_snapshot(repo_id: str) -> Path | None:
     """The snapshot folder of `repo_id`'s `main` revision in the local hub cache, or None.
 
@@ -102,6 +143,7 @@ def load_test_split(name: str):
     fails is a cached snapshot of the repository loaded, so an offline run after `hf download`
     works. A `save_to_disk` folder goes through `load_from_disk`.
     """
+    check_dataset_spec(name)
     from datasets import load_dataset, load_from_disk
 
     path = Path(name)
@@ -111,11 +153,20 @@ def load_test_split(name: str):
         if is_saved_to_disk(path):
             return _one_split(load_from_disk(str(path)), name), None
         return _load_directory(path)
+    offline = hub_offline()
+    unreachable = None if offline or not is_hub_id(name) else hub_unreachable(name)
+    if unreachable is not None:
+        snapshot = cached_snapshot(name)
+        if snapshot is None:
+            raise not_cached_error(name, f"the hub cannot be reached ({unreachable})")
+        return _load_directory(snapshot)
     try:
         dataset = load_dataset(name, split="test")
     except Exception:
         snapshot = cached_snapshot(name)
         if snapshot is None:
+            if offline and is_hub_id(name):
+                raise not_cached_error(name, "HF_HUB_OFFLINE is set") from None
             raise
         return _load_directory(snapshot)
     return dataset, resolve_data_file(name)

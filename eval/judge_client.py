@@ -14,8 +14,9 @@ header; every message that leaves this module is redacted of it (`eval.provider.
 The per-request timeout defaults to 60 s: a verdict is a few tokens (`{"quality": 1}`), and even a
 reasoning model at effort "none" behind a gateway answers one in seconds; a minute leaves room
 for a slow queue, while a hung provider is noticed in a minute rather than in two per attempt.
-A gateway that holds over-limit requests longer than the timeout (LiteLLM: ~180 s) needs a
-larger --judge-timeout, or each held request is sent again.
+A gateway that holds over-limit requests longer than the timeout (LiteLLM: up to ~180 s) needs a
+larger --judge-timeout: otherwise the held requests time out and, with nothing succeeding for the
+deadline, the run aborts with a hint naming --judge-timeout (docs/judge-faults.md).
 """
 
 from __future__ import annotations
@@ -82,7 +83,19 @@ def request_params(settings: JudgeSettings) -> dict:
     if uses_responses_endpoint(settings.model):
         return {"max_output_tokens": 4096, "reasoning": {"effort": settings.reasoning_effort},
                 "store": False}
-    return {"temperature": 0, "max_tokens": 2048}
+    return dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
+
+
+@dataclass(frozen=True)
+class RequestShape:
+    """How a prompt becomes a request when it is not SPEC §10's: the endpoint kind (where the reply
+    text is read), the body parameters besides the model and the prompt (recorded in the summary),
+    and the exact body bytes. A release's prompt set brings its release's (SPEC §15); it has no
+    repair turn and no structured form."""
+
+    kind: str
+    params: dict
+    body: Callable[[str], bytes]
 
 
 def endpoint_url(settings: JudgeSettings) -> str:
@@ -208,8 +221,9 @@ def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
 def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
     form = getattr(validate, "form", "the JSON object the instructions above ask for")
+    values = getattr(validate, "values", "each S is one of the numbers 0, 0.5 or 1")  # a benchmark's own scale
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form}, where each S is one of the numbers 0, 0.5 or 1, and nothing else.")
+            f"{form}, where {values}, and nothing else.")
 
 
 def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
@@ -293,6 +307,7 @@ class JudgeSession:
     kind: str
     abort: asyncio.Event
     health: ProviderHealth
+    shape: RequestShape | None = None  # None: SPEC §10's request
     headers: dict[str, str] = field(repr=False, default_factory=dict)
     bar: tqdm | None = None
     done: int = 0
@@ -480,7 +495,8 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     an invalid one is asked about once more in a repair turn (SPEC §10) unless --judge-repairs 0."""
     settings = session.settings
     schema = verdict_schema(request.validate) if settings.structured else None
-    body = request_body(settings, request.prompt, schema)
+    body = (request_body(settings, request.prompt, schema) if session.shape is None
+            else session.shape.body(request.prompt))
     key, text, owner, cached = await _reply_for(session, request, body)
     try:
         verdict = request.validate(text)
@@ -564,7 +580,8 @@ def _invalid(session: JudgeSession, request: JudgeRequest, error: VerdictError, 
 
 
 async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache: sqlite3.Connection,
-                   stats: JudgeStats, progress: bool) -> tuple[dict[tuple[str, str], dict], dict]:
+                   stats: JudgeStats, progress: bool, shape: RequestShape | None = None,
+                   ) -> tuple[dict[tuple[str, str], dict], dict]:
     from tqdm import tqdm
     headers = openai_api.auth_headers(settings.api_key)
     bar = tqdm(total=len(requests), desc="Judge", unit="req", disable=not progress, dynamic_ncols=True)
@@ -581,8 +598,10 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                             backoff_max_s=settings.backoff_max)
     async with client_pool(settings.concurrency, settings.timeout) as pool:
         session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
-                               url=endpoint_url(settings), kind=endpoint_kind(settings.model),
-                               abort=asyncio.Event(), health=health, headers=headers,
+                               url=endpoint_url(settings) if shape is None else openai_api.endpoint_url(
+                                   settings.api_base, shape.kind),
+                               kind=endpoint_kind(settings.model) if shape is None else shape.kind,
+                               abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar)
         verdicts: dict[tuple[str, str], dict] = {}
 
@@ -625,16 +644,17 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
         return verdicts, session.replies
 
 
-def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dict[str, str]) -> dict:
+def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dict[str, str],
+                shape: RequestShape | None = None) -> dict:
     """The summary's `judge` block (SPEC §11): what decides a verdict, and what the run cost.
 
     `usage` sums the token counts the provider reported for this run's requests, per prompt
     (verdicts served from the cache cost nothing and are not counted)."""
     return {
         "model": settings.model,
-        "endpoint_kind": endpoint_kind(settings.model),
+        "endpoint_kind": endpoint_kind(settings.model) if shape is None else shape.kind,
         "host": public_host(settings.api_base),
-        "params": recorded_params(settings),
+        "params": recorded_params(settings) if shape is None else dict(shape.params),
         "prompt_versions": {**prompt_versions, **({"repair": REPAIR_VERSION} if settings.repairs else {})},
         "calls": stats.calls,
         "cache_hits": stats.cache_hits,
@@ -647,7 +667,8 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
 
 
 def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
-                prompt_versions: dict[str, str], progress: bool = True) -> JudgeRun:
+                prompt_versions: dict[str, str], progress: bool = True,
+                shape: RequestShape | None = None) -> JudgeRun:
     """Ask every request under the cache file's lock (one run per cache, SPEC §10).
 
     Raises JudgeError or ConfigError on abort (ProviderDown when the provider stays down);
@@ -657,19 +678,20 @@ def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_pat
     with hold_lock(cache_path, "Judge cache", is_dir=False):
         cache = open_cache(cache_path)
         try:
-            verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress))
+            verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress, shape))
         finally:
             cache.close()
-    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions))
+    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions, shape))
 
 
 def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                       prompt_versions: dict[str, str], progress: bool = True,
+                      shape: RequestShape | None = None,
                       ) -> tuple[dict[tuple[str, str], dict], dict]:
     """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
     mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
 
     Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
     """
-    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress)
+    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress, shape)
     return Verdicts(run.verdicts, replies=run.replies), run.block

@@ -16,10 +16,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from eval.paths import bundle_root
+
 if TYPE_CHECKING:
     from eval.benchmark import Benchmark
 
-MANIFEST_PATH = Path(__file__).resolve().parent.parent / "manifest.json"
+MANIFEST_PATH = bundle_root() / "manifest.json"  # the checkout, or the installed share folder
 BUNDLED, OFFICIAL_RELEASE = "bundled", "official release"
 
 _DIFFERENCES_SHOWN = 8  # a reason stays one readable line; release_differences has them all

@@ -22,6 +22,7 @@ from pathlib import Path
 from eval.benchmark import Benchmark
 from eval.compare import Run, check_summary, signature_check
 from eval.errors import CompareError
+from eval.flags import HarnessParser
 TEXT_COLUMNS = {"run", "signature", "differs_from_first", "path"}
 INT_COLUMNS = {"n"}
 BOOL_COLUMNS = {"formal"}
@@ -193,8 +194,8 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) ->
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eval.leaderboard",
-                                     description="One row per run, sorted by the headline metric (SPEC §12).")
+    parser = HarnessParser(prog="python -m eval.leaderboard",
+                                     description="One row per run, sorted by the headline metric (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="write the table as CSV")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table as Markdown")

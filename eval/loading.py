@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from eval.config import DataSource
-from eval.data import (ROOT, DataRows, Validate, file_sha256, read_jsonl_objects, read_rows_from_file,
-                       refuse_repeated_keys_and_lone_surrogates, rows_sha256, warnings_line)
+from eval.data import (ROOT, DataRows, Validate, file_sha256, files_sha256, read_jsonl_objects, read_rows_from_file,
+                       read_rows_from_files, refuse_repeated_keys_and_lone_surrogates, rows_sha256, warnings_line)
 from eval.errors import DataError
 
 
@@ -94,6 +94,11 @@ def load_data(source: DataSource, default_data: Path, validate: Validate,
             data = LoadedData(loaded.rows, f"dataset:{name}", file_sha256(loaded.data_file), loaded.warnings)
         else:
             data = LoadedData(loaded.rows, f"dataset:{name}", rows_sha256(loaded.rows), loaded.warnings, "rows")
+    elif source.more_paths:  # repeated --data (IFMTBench's two release files): one identity for all
+        loaded = read_rows_from_files(source.paths, validate)
+        shown = " + ".join(str(path.relative_to(ROOT)) if path.is_absolute() and path.is_relative_to(ROOT)
+                           else str(path) for path in source.paths)
+        data = LoadedData(loaded.rows, shown, files_sha256(source.paths), loaded.warnings)
     else:
         path = source.path or default_data
         loaded = read_rows_from_file(path, validate)

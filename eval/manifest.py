@@ -13,7 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from eval.paths import bundle_root
+
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 MANIFEST_PATH = ROOT / "manifest.json"
 
 

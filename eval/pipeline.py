@@ -7,12 +7,16 @@ output directory is touched, and the result files appear all at once or not at a
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
-from eval.benchmarks import get_benchmark
+from eval.benchmarks import get_benchmark, other_benchmark_hint
 from eval.config import HARNESS, DataSource, RunConfig
+from eval.counting import counting_with
 from eval.errors import ConfigError
 from eval.explorer import render_explorer_html
 from eval.failures import failures, failures_markdown
@@ -23,12 +27,29 @@ from eval.outputs import (json_text, jsonl_line, remove_previous_results, result
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
+from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice, protocol_block,
+                                   protocol_markdown, release_dir)
+from eval.release_protocol import signature_parts as release_signature_parts
 from eval.report_html import render_report_html
 from eval.system_meta import system_summary
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(source, bench.default_data, bench.validate_rows, bench.clean_hub_row)
+    return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.clean_hub_row)
+
+
+def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
+    """A `--dataset DIR` (or a default_data folder) that holds the benchmark's own data files, as
+    those files read in order; any other source unchanged."""
+    if bench.dataset_files is None or source.path is not None:
+        return source
+    folder = Path(source.dataset) if source.dataset else bench.default_data
+    files = bench.dataset_files(folder) if folder.is_dir() else None
+    if not files:
+        if source.dataset is None:
+            raise ConfigError(f"{folder}: no {bench.title} data file found there", "pass the data with --data FILE")
+        return source
+    return DataSource(path=files[0], more_paths=tuple(files[1:]))
 
 
 def check_choices(bench: Benchmark, config: RunConfig) -> None:
@@ -48,6 +69,28 @@ def choice_parts(config: RunConfig) -> tuple[str, ...]:
     """Signature parts for a prompt set or counter other than the harness's own (none by default)."""
     return tuple(f"{key}:{name}" for key, name in (("prompts", config.prompt_set), ("counter", config.counter))
                  if name != HARNESS)
+
+
+def open_release(bench: Benchmark, config: RunConfig) -> tuple[Benchmark, RunConfig, ReleaseProtocol | None]:
+    """`--protocol release` (SPEC §15): the benchmark's plug-in reads the release folder, and the
+    run registers its prompt set (and, when trusted, its counter) as `release` beside `harness`
+    and chooses them. A missing or different file is exit 2 naming what was expected and found."""
+    if config.protocol == HARNESS:
+        return bench, config, None
+    if config.protocol != RELEASE:
+        raise ConfigError(f"unknown protocol {config.protocol!r}", f"use one of: {', '.join(PROTOCOLS)}")
+    if bench.open_release is None:
+        raise ConfigError(f"--protocol release: {bench.title} has no release plug-in yet", "use --protocol harness")
+    release = bench.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
+    counters = dict(bench.counters)
+    if release.counter is None:
+        print(f"release protocol: {harness_counter_notice(release.counter_file)}", file=sys.stderr)
+    else:
+        counters[RELEASE] = release.counter
+    bench = dataclasses.replace(bench, prompt_sets={**bench.prompt_sets, RELEASE: release.prompt_set},
+                                counters=counters)
+    config = dataclasses.replace(config, prompt_set=RELEASE, counter=RELEASE if release.counter else HARNESS)
+    return bench, config, release
 
 
 def read_case_ids(path: Path, known: set[str]) -> list[str]:
@@ -86,8 +129,8 @@ def selected_rows(data: LoadedData, config: RunConfig) -> list[dict]:
 def refuse_inputs_among_results(config: RunConfig) -> None:
     """An input that is one of this run's result files would be deleted before it is read (§11)."""
     results = {path.resolve() for path in result_paths(config.output_dir)}
-    inputs = [("--predictions", config.predictions), ("--data", config.source.path), ("--case-ids", config.case_ids),
-              ("--judge-cache", config.judge_cache)]
+    inputs = [("--predictions", config.predictions), *(("--data", path) for path in config.source.paths),
+              ("--case-ids", config.case_ids), ("--judge-cache", config.judge_cache)]
     for flag, path in inputs:
         if path is not None and Path(path).resolve() in results:
             raise ConfigError(f"{flag} {path} is one of this run's result files, which a run replaces",
@@ -96,13 +139,17 @@ def refuse_inputs_among_results(config: RunConfig) -> None:
 
 def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: list[dict], predictions: dict,
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
-                  extra_reasons: list[str]) -> dict:
+                  extra_reasons: list[str], release: ReleaseProtocol | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
+    by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
+    if by_rows:
+        known_as = "official release (by row counts)"
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
+    if not by_rows:
+        reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
     summary = {
@@ -114,13 +161,16 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                  "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score["status"] == "missing" for score in scores),
-                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row))
+                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row),
+                                           bench.diagnostics_target(row))
                                           for row in rows], [row["case_id"] for row in rows]),
         **bench.settings(config),
+        **({} if release is None else {"protocol": protocol_block(release)}),
         "judge": judge_block,
         "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
                                     settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
+                                              *(() if release is None else release_signature_parts(release)),
                                               *system_part),
                                     benchmark=bench.signature_tag),
     }
@@ -140,7 +190,7 @@ def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: l
 
 def run_evaluation(config: RunConfig) -> int:
     """Score one predictions file; returns the exit status (errors raise HarnessError)."""
-    bench = get_benchmark(config.benchmark)
+    bench, config, release = open_release(get_benchmark(config.benchmark), config)
     check_choices(bench, config)
     extra_reasons = bench.check_config(config)
     refuse_inputs_among_results(config)
@@ -148,7 +198,15 @@ def run_evaluation(config: RunConfig) -> int:
     rows = selected_rows(data, config)
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
-    predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids)
+    if bench.load_predictions is not None:
+        predictions, prediction_lines = bench.load_predictions(
+            config.predictions, rows, [row for row in data.rows if row["case_id"] in ignored_ids])
+    else:
+        predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
+                                                            lambda case_id: other_benchmark_hint(bench.name, case_id))
+    prompts = bench.prompt_sets[config.prompt_set]
+    # Every prompt is built before the output directory changes (a release's table may lack a language).
+    requests = None if config.judge is None else prompts.judge_requests(rows, predictions)
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -158,25 +216,32 @@ def run_evaluation(config: RunConfig) -> int:
         if config.judge is not None:
             from eval import judge_client
 
-            prompts = bench.prompt_sets[config.prompt_set]
+            settings = config.judge
+            if bench.judge_params is not None:
+                settings = replace(settings, params=dict(bench.judge_params))
             verdicts, judge_block = judge_client.run_judge_prompts(
-                prompts.judge_requests(rows, predictions), config.judge, config.cache_path, dict(prompts.versions),
-                progress=not config.quiet)
-        scores = bench.score_rows(rows, predictions, verdicts, config)
+                requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
+                shape=None if prompts.shape is None else prompts.shape(settings))
+        with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
+            scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:
             log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
-                                extra_reasons)
+                                extra_reasons, release)
         failure_lists = failures(scores, summary, bench=bench)
         write_results(config.output_dir, {
             "scores.jsonl": "".join(jsonl_line(score) for score in scores),
-            "report.md": bench.report_markdown(summary) + "\n".join(failures_markdown(failure_lists)) + "\n",
+            "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
+                          + "\n".join(failures_markdown(failure_lists)) + "\n"),
             "report.html": render_report_html(summary, scores, bench, failure_lists),
             "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             "summary.json": json_text(summary),
         })
     if not config.quiet:
         print(bench.console_table(summary))
+        if release is not None:
+            print(f"protocol: release ({release.root}); syllable counter: {summary['protocol']['syllable_counter']}; "
+                  "report.md says which published numbers this run is comparable with")
         print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html")
     return 0
 

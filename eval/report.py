@@ -18,8 +18,16 @@ def headline_cell(metric: dict) -> str:
     return f"{metric['value']:.4f} [{low:.4f}, {high:.4f}]"
 
 
+def judge_badge(summary: dict) -> str:
+    """` (Judge: MODEL @ HOST)` beside the run's status, so a formal run names who judged it at a
+    glance (a stand-in on 127.0.0.1 is formal too, but not the same number); empty when skipped."""
+    judge = summary.get("judge")
+    return f" (Judge: {judge['model']} @ {judge['host']})" if judge else ""
+
+
 def run_status(summary: dict) -> str:
-    return "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
+    status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
+    return status + judge_badge(summary) if summary["formal"] else status
 
 
 def missing_notice(summary: dict) -> str | None:
@@ -63,7 +71,10 @@ def judge_lines(judge: dict | None) -> list[str]:
 
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
-    out = [f"warning: {warning}" for warning in (summary.get("system") or {}).get("warnings") or []]
-    out.append("formal run" if summary["formal"] else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
+    system = summary.get("system")
+    out = [system_report_lines(system)[0].removeprefix("- ")] if system and system.get("model") else []
+    out += [f"warning: {warning}" for warning in (system or {}).get("warnings") or []]
+    out.append("formal run" + judge_badge(summary) if summary["formal"]
+               else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
     out.append(f"signature: {summary['signature']}")
     return out

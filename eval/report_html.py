@@ -16,6 +16,7 @@ import html
 from urllib.parse import quote
 from typing import TYPE_CHECKING
 
+from eval.report import judge_badge
 from eval.stats import bootstrap_ci
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ h3{font-size:15px;margin:18px 0 6px}
 .status{padding:6px 10px;border-radius:4px;display:inline-block;margin:4px 0}
 .formal{background:#e3f4e6;color:#1d5e2a}.informal{background:#fdf0d8;color:#7a4b00}
 code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:12px}
-.signature{background:#f4f5f8;border:1px solid #e0e3ea;padding:6px 8px;border-radius:4px;word-break:break-all}
+.signature{background:#f4f5f8;border:1px solid #e0e3ea;padding:6px 8px;border-radius:4px;overflow-wrap:normal;word-break:normal}
 .cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
 .card{border:1px solid #dde;border-radius:6px;padding:10px 14px;min-width:170px}
 .card .name{color:#556;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
@@ -171,7 +172,8 @@ def table(header: list[str], rows: list[list], numeric: set[int] = frozenset()) 
 
 def page_head(summary: dict, title: str) -> list[str]:
     formal = summary.get("formal")
-    status = ("formal run" if formal else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
+    status = ("formal run" + judge_badge(summary) if formal
+              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
     data, predictions = summary["data"], summary["predictions"]
     judge = summary.get("judge")
     judge_line = (f"{escape(judge['model'])} ({escape(judge['endpoint_kind'])}) at {escape(judge['host'])}; "
@@ -182,7 +184,7 @@ def page_head(summary: dict, title: str) -> list[str]:
         known_as += f", {len(data['warnings'])} data warnings"
     parts = [f"<h1>{escape(title)}</h1>",
              f'<div class="status {"formal" if formal else "informal"}">{escape(status)}</div>',
-             f'<p>Signature: <code class="signature">{escape(summary["signature"])}</code></p>',
+             f'<p>Signature: <code class="signature">{"|<wbr>".join(escape(part) for part in summary["signature"].split("|"))}</code></p>',
              '<ul class="meta">',
              f"<li>Data: {escape(data['source'])} ({escape(data['n_instances'])} instances, sha256 "
              f"<code>{escape(data['sha256'][:12])}</code>, known as: {escape(known_as)})</li>",
@@ -192,6 +194,16 @@ def page_head(summary: dict, title: str) -> list[str]:
     if system.get("model"):
         parts.append(f"<li>System: {escape(system['model'])}</li>")
     parts.append("</ul>")
+    protocol = summary.get("protocol")  # only under --protocol release (SPEC §15)
+    if protocol:
+        parts += ["<h2>Protocol: release</h2>", '<ul class="meta">',
+                  f"<li>protocol: release; syllable counter: {escape(protocol['syllable_counter'])}</li>"]
+        parts += [f"<li><code>{escape(path)}</code> sha256 <code>{escape(entry['sha256'])}</code>"
+                  + ("" if entry["matches_examined_copy"] else " (differs from the copy the facts were checked on)")
+                  + "</li>" for path, entry in protocol["files"].items()]
+        parts += [f"<li>Comparable with: {escape(item)}</li>" for item in protocol["comparable_with"]]
+        parts += [f"<li>Not comparable with: {escape(item)}</li>" for item in protocol["not_comparable_with"]]
+        parts.append("</ul>")
     return parts
 
 

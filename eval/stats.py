@@ -25,13 +25,40 @@ def bootstrap_ci(values: list, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOO
     import numpy  # imported here: only the summary needs it
 
     data = numpy.asarray(values, dtype=float)
-    rng = numpy.random.default_rng(seed)
     means = numpy.empty(samples)
-    for start in range(0, samples, 100):  # chunks keep memory at 100 x n indices
-        stop = min(start + 100, samples)
-        means[start:stop] = data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+    for start, indices in _resample_index_chunks(len(data), samples, seed):
+        means[start:start + len(indices)] = data[indices].mean(axis=1)
     low, high = numpy.percentile(means, [2.5, 97.5])
     return [round(float(low), 6), round(float(high), 6)]
+
+
+_SHARED_INDICES_LIMIT = 4_000_000  # indices kept for the next call of the same size (32 MB at most)
+_shared_indices: dict[tuple[int, int, int], list] = {}
+
+
+def _resample_index_chunks(n: int, samples: int, seed: int):
+    """(first resample, its index rows) in chunks of 100 resamples (memory: 100 x n indices): the
+    draws of `default_rng(seed)`, exactly as one call makes them. The last size's draws are kept
+    when small enough, so metrics over the same instances (hard_pass_rate and its strict twin)
+    resample the same rows without drawing them again (drawing is most of a bootstrap's time);
+    the intervals are the same either way."""
+    key = (n, samples, seed)
+    if key in _shared_indices:
+        yield from _shared_indices[key]
+        return
+    import numpy
+
+    rng = numpy.random.default_rng(seed)
+    keep = n * samples <= _SHARED_INDICES_LIMIT
+    chunks = []
+    for start in range(0, samples, 100):
+        indices = rng.integers(0, n, size=(min(start + 100, samples) - start, n))
+        if keep:  # int64 as drawn: a gather with int32 indices converts them again, at twice the cost
+            chunks.append((start, indices))
+        yield start, indices
+    if keep:
+        _shared_indices.clear()
+        _shared_indices[key] = chunks
 
 
 def headline(scores: list[dict], field: str, known: bool = True) -> dict:

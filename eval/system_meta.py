@@ -17,7 +17,7 @@ from typing import Callable
 from eval.outputs import jsonl_line
 
 SYSTEM_FIELDS = ("model", "model_reported", "models_reported", "endpoint_kind", "host", "params", "engine",
-                 "started_at", "finished_at", "complete", "counts", "usage")
+                 "started_at", "finished_at", "complete", "counts", "usage", "gateway")
 
 
 def meta_path_for(predictions_path: Path) -> Path:
@@ -54,7 +54,8 @@ def load_system_meta(predictions_path: Path, expected_inputs_sha256: str | None)
     system["inputs_sha256"] = recorded
     system["inputs_match"] = None if expected_inputs_sha256 is None else recorded == expected_inputs_sha256
     system["meta_path"] = str(path)
-    warnings = []
+    warnings = [f"{path.name}: {warning}" for warning in (meta.get("warnings") if isinstance(meta.get("warnings"), list) else [])
+                if isinstance(warning, str)]
     if system["inputs_match"] is False:
         warnings.append(f"{path.name}: the predictions answer other inputs (sha256 {str(recorded)[:12]}) than the "
                         f"scored data's model inputs ({expected_inputs_sha256[:12]}): other data, another --limit, "
@@ -72,6 +73,8 @@ def system_summary(predictions_path: Path, rows: list[dict], model_input: Callab
     signature parts), the inputs hash
     recomputed from the scored rows as prepare_inputs.py would export them. Predictions made for
     all of the data (`all_rows`) match a run that scores part of it (--limit, --case-ids)."""
+    if not meta_path_for(predictions_path).is_file():  # no provenance: nothing to compare the hash with
+        return None, [], ()
     system, warnings = load_system_meta(predictions_path, inputs_sha256(rows, model_input))
     if system and system["inputs_match"] is False and all_rows is not None and len(all_rows) != len(rows):
         full = inputs_sha256(all_rows, model_input)

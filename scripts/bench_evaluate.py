@@ -1,6 +1,7 @@
 """Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
 
-    python -m scripts.bench_evaluate [--rows 3000] [--repeat 3] [--rule-set original|strict]
+    python -m scripts.bench_evaluate [--rows 3000 [30000 ...]] [--repeat 3] [--rule-set original|strict]
+                                     [--against OTHER_CHECKOUT]
 
 Wall time and CPU time are both printed: on a shared machine the CPU time is the steadier number.
 A first, untimed run writes what later runs reuse (bytecode, the CMU syllable table in the user
@@ -49,38 +50,60 @@ def build_files(directory: Path, n_rows: int, prefix: str = "bench", distinct: b
     return data, predictions
 
 
+def timed_run(command: list[str], env: dict) -> tuple[float, float]:
+    """(wall time, CPU time) of one child run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=int, default=3000)
+    parser.add_argument("--rows", type=int, nargs="+", default=[3000],
+                        help="one or more sizes; with several, the CPU time per row of each is printed too")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rule-set", default="original", help="passed to evaluate.py")
+    parser.add_argument("--against", type=Path, default=None, metavar="DIR",
+                        help="another checkout (e.g. `git worktree add /tmp/base main`): its runs alternate "
+                             "with this one's and the ratio of the CPU medians is printed")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE for the child: every run compiles the harness")
     args = parser.parse_args()
     env = dict(os.environ)
     if not args.no_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: bytecode cached after the first run
-    with tempfile.TemporaryDirectory() as temporary:
-        directory = Path(temporary)
-        data, predictions = build_files(directory, args.rows)
-        command = [sys.executable, str(ROOT / "evaluate.py"), "--data", str(data), "--predictions", str(predictions),
-                   "--output-dir", str(directory / "out"), "--skip-judge", "--quiet", "--rule-set", args.rule_set]
-        start = time.perf_counter()
-        subprocess.run(command, check=True, env=env)  # the first run writes bytecode and the CMU table cache
-        first = time.perf_counter() - start
-        times, cpu_times = [], []
-        for _ in range(args.repeat):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            subprocess.run(command, check=True, env=env)
-            times.append(time.perf_counter() - start)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu_times.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"rows: {args.rows}; rule set {args.rule_set}; --skip-judge wall time: best {min(times):.2f} s, "
-          f"median {sorted(times)[len(times) // 2]:.2f} s over {args.repeat} runs; CPU time best {min(cpu_times):.2f} s, "
-          f"median {sorted(cpu_times)[len(cpu_times) // 2]:.2f} s (steadier than wall time on a shared machine); "
-          f"peak RSS {peak_mb:.0f} MB; first, untimed run {first:.2f} s; bytecode {'off' if args.no_bytecode else 'cached'}")
+    checkouts = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
+    for rows in args.rows:
+        with tempfile.TemporaryDirectory() as temporary:
+            directory = Path(temporary)
+            data, predictions = build_files(directory, rows)
+            commands = {name: [sys.executable, str(repo / "evaluate.py"), "--data", str(data), "--predictions",
+                               str(predictions), "--output-dir", str(directory / name), "--skip-judge", "--quiet",
+                               "--rule-set", args.rule_set] for name, repo in checkouts.items()}
+            first = {name: timed_run(command, env)[0] for name, command in commands.items()}  # bytecode, CMU cache
+            runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+            for _ in range(args.repeat):  # interleaved, so that a change in the machine's load hits both
+                for name, command in commands.items():
+                    runs[name].append(timed_run(command, env))
+            peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            medians = {}
+            for name in commands:
+                times, cpu_times = [wall for wall, _ in runs[name]], [cpu for _, cpu in runs[name]]
+                medians[name] = median(cpu_times)
+                print(f"{name}: rows: {rows}; rule set {args.rule_set}; --skip-judge wall time: best {min(times):.2f} s, "
+                      f"median {median(times):.2f} s over {args.repeat} runs; CPU time best {min(cpu_times):.2f} s, "
+                      f"median {medians[name]:.2f} s ({1000 * medians[name] / rows:.3f} ms per row; steadier than "
+                      f"wall time on a shared machine); peak RSS so far {peak_mb:.0f} MB; first, untimed run "
+                      f"{first[name]:.2f} s; bytecode {'off' if args.no_bytecode else 'cached'}", flush=True)
+            if args.against:
+                print(f"rows: {rows}; CPU median this / against: {medians['this'] / medians['against']:.2f}", flush=True)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Hostile predictions (SPEC §7): the time every hard rule of both sets and the syllable counter
+"""Hostile predictions (docs/testing.md): the time every hard rule of both sets and the syllable counter
 take on the degenerate outputs of issue 21, and on repeated tokens of growing size.
 
 Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000]

@@ -43,6 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The test files that cover each module, fastest first: with -x the first failure ends the run.
 COVERING_TESTS: dict[str, tuple[str, ...]] = {
+    "eval/ifmtbench/rules.py": ("tests/ifmtbench/test_ifmt_rules.py",),
+    "eval/ifmtbench/rows.py": ("tests/ifmtbench/test_ifmt_rows.py",),
+    "eval/ifmtbench/predictions.py": ("tests/ifmtbench/test_ifmt_rows.py",),
+    "eval/ifmtbench/scoring.py": ("tests/ifmtbench/test_ifmt_scoring.py", "tests/ifmtbench/test_ifmt_pipeline.py"),
+    "eval/ifmtbench/metrics.py": ("tests/ifmtbench/test_ifmt_scoring.py", "tests/ifmtbench/test_ifmt_pipeline.py"),
     "eval/stats.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
     "eval/insttrans/metrics.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py",
                                   "tests/test_pipeline_judge.py"),
@@ -54,10 +59,13 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                                 "tests/test_bundled_data.py", "tests/test_failures.py"),
     # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
     # what it reads of each benchmark) and the strict rules.
-    "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_faults.py", "tests/test_predict.py"),
-    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client.py", "tests/test_judge_faults.py",
-                             "tests/test_pipeline_judge.py"),
-    "eval/outputs.py": ("tests/test_outputs.py", "tests/test_pipeline.py"),
+    "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
+                         "tests/test_predict_providers.py", "tests/test_predict.py"),
+    "eval/openai_api.py": ("tests/test_predict_providers.py", "tests/test_judge_verdicts.py", "tests/test_provider.py",
+                           "tests/test_judge_providers.py", "tests/test_predict.py"),
+    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client.py", "tests/test_judge_providers.py",
+                             "tests/test_judge_faults.py", "tests/test_pipeline_judge.py"),
+    "eval/outputs.py": ("tests/test_outputs.py", "tests/test_state_and_files.py", "tests/test_pipeline.py"),
     "eval/compare.py": ("tests/test_compare.py", "tests/test_leaderboard.py"),
     "eval/pairing.py": ("tests/test_compare.py",),
     "eval/insttrans/compare.py": ("tests/test_compare.py",),

@@ -127,6 +127,6 @@ def test_the_datasets_path_validates_rows_with_their_index(tmp_path):
         load_rows_from_dataset(str(tmp_path))
 
 
-def test_an_unreachable_dataset_is_a_clear_error(tmp_path):
-    with pytest.raises(DataError, match="could not load the test split"):
+def test_a_dataset_path_that_does_not_exist_is_a_clear_error(tmp_path):
+    with pytest.raises(DataError, match="the path does not exist"):
         load_rows_from_dataset(str(tmp_path / "no-such-dataset"))

@@ -23,6 +23,8 @@ FAILING = [
     ("format_preserve", SUBTITLE, '{"1": "Hi"}', "JSON: missing key 2"),
     ("format_preserve", SUBTITLE, '```json\n{"1": "Hi", "2": "Bye"}\n```',
      "JSON: not JSON (Expecting value at line 1 column 1), prediction starts '```json"),
+    ("format_preserve", SUBTITLE, '{"1": "Hi", "2": "By',
+     "JSON: not JSON (Unterminated string starting at line 1 column 18)"),  # once "starting at at line"
     ("format_preserve", {"source_text": "<p>你好<br>世界</p>"}, "<p>Hello world</p>", "HTML: lost tag <br>"),
     ("format_preserve", {"source_text": "<p>你好</p>"}, "<p>Hello 你好世界</p>", "HTML: untranslated Chinese left"),
     ("format_preserve", {"source_text": "# 标题\n**重点**"}, "Title\nimportant", "Markdown: lost heading, bold"),
@@ -112,7 +114,8 @@ def test_diagnostics_name_their_case_ids_from_the_predictions():
     predictions = {"a": "```\nHello\n```", "b": "<think>hmm</think>Hello", "c": 'Here: {"1": "x"}'}
     data = failures(scores, predictions=predictions, bench=INSTTRANS)
     assert {name: entry["case_ids"] for name, entry in data["diagnostics"].items()} == {
-        "code_fence": ["a"], "think_block": ["b"], "text_around_json": ["c"]}
+        "code_fence": ["a"], "think_block": ["b"], "text_around_json": ["c"], "source_script": [],
+        "echoes_source": []}
 
 
 def test_report_md_names_the_failing_ids_and_their_reasons(tmp_path):

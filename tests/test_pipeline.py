@@ -92,7 +92,8 @@ def test_the_prediction_text_is_seen_exactly_as_given(tmp_path):
     detail = scores_of(out)[1]["constraints"][0]
     assert status == 0 and detail["passed"] is False
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["predictions"]["diagnostics"] == {"code_fence": 1, "think_block": 0, "text_around_json": 1}
+    assert summary["predictions"]["diagnostics"] == {"code_fence": 1, "think_block": 0, "text_around_json": 1,
+                                                     "source_script": 0, "echoes_source": 0}
 
 
 def test_limit_scores_the_first_rows_and_accepts_predictions_past_them(tmp_path):
@@ -351,7 +352,7 @@ def test_a_write_failure_leaves_no_result_file(tmp_path, monkeypatch, capsys):
     status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds), "--output-dir",
                                               str(out), "--skip-judge", "--quiet"])
     assert status == 2 and "No space left" in capsys.readouterr().err
-    assert sorted(path.name for path in out.iterdir()) == [".lock"]  # the emptied lock file, no result
+    assert sorted(path.name for path in out.iterdir()) == []  # no result, and the lock file removed
 
 
 def test_case_ids_score_exactly_the_listed_instances_and_say_so(tmp_path):

@@ -118,6 +118,13 @@ def leaderboard_value(summary: dict, column: str) -> float | None:
     return entry.get("pass_rate", entry.get("mean"))
 
 
+def open_release(root, trust_code: bool):
+    """`--protocol release` (SPEC §15): the plug-in in eval.insttrans.release, imported only for such a run."""
+    from eval.insttrans.release import open_release as open_plugin
+
+    return open_plugin(root, trust_code)
+
+
 INSTTRANS = Benchmark(
     name="insttrans",
     title="InstTrans-Bench",
@@ -130,6 +137,7 @@ INSTTRANS = Benchmark(
     validate_rows=validate_rows,
     model_input=model_input,
     diagnostics_source=lambda row: row["source_text"],
+    diagnostics_target=lambda row: row["target_lang"],
     manifest_section="data",
     manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
     official_release=manifest.OFFICIAL_RELEASE,
@@ -159,4 +167,5 @@ INSTTRANS = Benchmark(
     companion_metrics=strict_metrics,
     clean_hub_row=drop_unset_optionals,
     explorer_view=explorer_view,
+    open_release=open_release,
 )

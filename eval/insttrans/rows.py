@@ -18,8 +18,9 @@ from eval.insttrans.rules import CONSTRAINT_KINDS, CONSTRAINTS, SOCIAL_ONLY_IDS,
 from eval.data import data_warning
 from eval.errors import DataError
 from eval.languages import CHINESE_NAMES
+from eval.paths import bundle_root
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 DEFAULT_DATA = ROOT / "data" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/InstTrans-Bench"
 

@@ -64,9 +64,11 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
     """§7.2: over every pair of lines with different durations, an inversion is a pair whose
     syllable counts differ and are ordered against the durations; passes at concordance ≥ 0.9
     (fewer than two lines, or no comparable pair, passes)."""
+    from eval.counting import active_counter
     from eval.syllable import count_syllables
 
-    counts = [count_syllables(line, lang) for line in lines]
+    count = active_counter() or count_syllables  # the run's chosen counter (§15), else this harness's
+    counts = [count(line, lang) for line in lines]
     detail: dict = {"counts": counts, "durations": list(durations)}
     if len(lines) < 2:
         return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
@@ -95,7 +97,8 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
 
 def not_json(error: str, starts: str | None) -> str:
     """`prediction is not JSON: Expecting value ...` as `not JSON (Expecting value ...)`."""
-    cause = error.removeprefix("prediction is not JSON: ")
+    # json's "Unterminated string starting at" meets the detail's own "at line 1 column 5"
+    cause = error.removeprefix("prediction is not JSON: ").replace(" at at line ", " at line ")
     text = f"not JSON ({cause})" if cause != error else error
     return text + (f", prediction starts {starts!r}" if starts else "")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 import unicodedata
 from collections import Counter
 from functools import lru_cache
@@ -191,7 +192,24 @@ def _markdown_parser(links: bool = True):
     parser = MarkdownIt("commonmark").enable("table").use(cjk_friendly)
     # Without a `]` no link or image can close, but the link rules still scan every `[` for a
     # label (2 s for 100 KB of `[`); such inline texts are parsed without them, to the same tokens.
+    _silence_rule_debug_logging()
     return parser if links else parser.disable(["link", "image"])
+
+
+def _silence_rule_debug_logging() -> None:
+    """markdown-it's block rules log "entering <rule>" at DEBUG on every attempt, ~15 calls per
+    parsed text even when nothing listens. Where DEBUG is off for those loggers (always, unless a
+    user turned it on) their `debug` becomes a no-op for this process: the parse is unchanged."""
+    import logging
+
+    for name, module in list(sys.modules.items()):
+        logger = getattr(module, "LOGGER", None) if name.startswith("markdown_it.rules_") else None
+        if isinstance(logger, logging.Logger) and not logger.isEnabledFor(logging.DEBUG):
+            logger.debug = _ignore
+
+
+def _ignore(*args, **kwargs) -> None:
+    return None
 
 
 _INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images and autolinks need one

@@ -65,7 +65,9 @@ COUNTERS = {HARNESS: count_syllables}
 
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
     """Syllables of every non-missing prediction in its target language (SPEC §8), then the item rows."""
-    count = COUNTERS[config.counter]
+    from eval.counting import active_counter
+
+    count = active_counter() or COUNTERS[config.counter]  # the run's chosen counter (eval/pipeline.py sets it)
     items = []
     for row in rows:
         case_id = row["case_id"]
@@ -87,6 +89,13 @@ def metric_block(items: list[dict], judged: bool) -> dict:
         "mean_abs_dev": headline(items, "dev"),
         **metric_tables(items),
     }
+
+
+def open_release(root, trust_code: bool):
+    """`--protocol release` (SPEC §15): the plug-in in eval.sandglass.release, imported only for such a run."""
+    from eval.sandglass.release import open_release as open_plugin
+
+    return open_plugin(root, trust_code)
 
 
 SANDGLASS = Benchmark(
@@ -129,6 +138,7 @@ SANDGLASS = Benchmark(
     leaderboard_columns=lambda summaries: list(EXTRA_COLUMNS),
     leaderboard_value=lambda summary, column: (summary.get("overall") or {}).get(column),
     explorer_view=explorer_view,
+    open_release=open_release,
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",

@@ -17,9 +17,9 @@ keeps the names callers use: `from eval.syllable import count_syllables`.
 from eval.syllable.count import _count_text, cal_syllable_count, count_syllables  # noqa: F401
 from eval.syllable.english import english_rule_syllables
 from eval.syllable.resources import (CMU_CACHE_ENV, _cmu_source_key, _cmu_syllables, _read_cmu_table,  # noqa: F401
-                                     cmu_cache_dir, cmu_counts_from_text, load_cmu_table)
+                                     cmu_cache_dir, cmu_counts_from_text, cmu_table_path, load_cmu_table)
 from eval.syllable.romance import _french_silent_final_e  # noqa: F401
 from eval.syllable.tokens import SUPPORTED_LANGS, TIERS
 
 __all__ = ["CMU_CACHE_ENV", "SUPPORTED_LANGS", "TIERS", "cal_syllable_count", "cmu_cache_dir", "cmu_counts_from_text",
-           "count_syllables", "english_rule_syllables", "load_cmu_table"]
+           "cmu_table_path", "count_syllables", "english_rule_syllables", "load_cmu_table"]

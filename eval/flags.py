@@ -1,0 +1,49 @@
+"""The argument parser every command uses: whole flag names only, and a misspelt flag answered with
+the flag it most likely meant, before any "required" complaint hides the typo.
+
+Abbreviations are off (`--skip-judg` is refused, not read as `--skip-judge`): a prefix that means one
+flag today can mean another tomorrow, and a command in a paper must read the same in every version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+
+
+class HarnessParser(argparse.ArgumentParser):
+    """argparse with `allow_abbrev=False`, did-you-mean for unknown flags and a two-line error."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["allow_abbrev"] = False
+        if not args and "prog" not in kwargs and sys.argv[0].endswith(".py"):
+            kwargs["prog"] = f"python {os.path.basename(sys.argv[0])}"  # a hint the user can paste
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, argv=None, namespace=None):  # `args` in argparse; named so it is no Namespace
+        argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
+        for token in argv:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if token.startswith("--") and name not in self._option_string_actions:
+                self.error(unknown_flag_message(name, self.long_flags()))
+        return super().parse_args(argv, namespace)
+
+    def long_flags(self) -> list[str]:
+        return sorted(flag for flag in self._option_string_actions if flag.startswith("--"))
+
+    def error(self, message: str):
+        """One line saying what is wrong, one pointing at --help (argparse's usage block buries the line)."""
+        self.exit(2, f"{self.prog}: error: {message}\n  hint: `{self.prog} --help` lists every flag\n")
+
+
+def unknown_flag_message(flag: str, known: list[str]) -> str:
+    """`unknown flag --predicitons; did you mean --predictions?`, or just the first half."""
+    close = difflib.get_close_matches(flag, known, n=1, cutoff=0.6)
+    if not close:
+        prefixed = [name for name in known if name.startswith(flag)]  # an abbreviation: --skip
+        close = prefixed[:1] if len(prefixed) == 1 else []
+    return f"unknown flag {flag}; did you mean {close[0]}?" if close else f"unknown flag {flag}"

@@ -1,0 +1,117 @@
+"""IFMTBench's Judge requests and score rows (SPEC §14).
+
+A single-constraint row's if_score is its one score (hard 1/0, soft value / 5); a multi-constraint
+row's is the product of its hard verdicts times the mean of its soft scores (1.0 when it has
+none): one formula serves both. A missing prediction scores 0 on every label, stays in every
+denominator and gets no Judge call (SPEC §6). Without the Judge a soft score is null, and a
+glossary rule failure stays a failure (`detail.fallback: "skipped"`).
+"""
+
+from __future__ import annotations
+
+from eval.ifmtbench.labels import HARD, ID_KINDS, SOFT
+from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, render_rubric_prompt, validate_glossary,
+                                   validate_rubric)
+from eval.ifmtbench.rows import data_format_group
+from eval.ifmtbench.rules import RULES
+from eval.predictions import is_missing
+
+MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
+
+
+def needs_rubric(row: dict) -> bool:
+    return any(ID_KINDS[cid] == SOFT for cid in row["constraint_ids"])
+
+
+def judge_requests(rows: list[dict], predictions: dict) -> list:
+    """One rubric request per row with style or background (both read from one answer), and one
+    glossary request per row whose glossary rule fails; none for a missing prediction."""
+    from eval.judge_client import JudgeRequest
+
+    requests = []
+    for row in rows:
+        response = predictions.get(row["case_id"])
+        if is_missing(response):
+            continue
+        if needs_rubric(row):
+            requests.append(JudgeRequest(row["case_id"], RUBRIC, render_rubric_prompt(row, response), validate_rubric))
+        if "glossary" in row["constraint_ids"] and not RULES["glossary"](row, response).passed:
+            requests.append(JudgeRequest(row["case_id"], GLOSSARY, render_glossary_prompt(row, response),
+                                         validate_glossary))
+    return requests
+
+
+def _reply(verdicts, case_id: str, name: str) -> dict:
+    """{cache_key, reply} of a verdict, for audit in the score's detail."""
+    return dict(getattr(verdicts, "replies", {}).get((case_id, name), {}))
+
+
+def _glossary_entry(row: dict, response: str, verdicts: dict | None) -> dict:
+    verdict = RULES["glossary"](row, response)
+    if verdict.passed:
+        return {"passed": True, "detail": {"method": "rule", **verdict.detail}}
+    if verdicts is None:
+        return {"passed": False, "detail": {"method": "rule", "fallback": "skipped", **verdict.detail}}
+    answer = verdicts[(row["case_id"], GLOSSARY)]["glossary"]
+    return {"passed": answer == 1,
+            "detail": {"method": "judge_fallback", "fallback": "passed" if answer == 1 else "failed",
+                       "rule": verdict.detail, "reason": verdict.detail.get("reason", ""),
+                       "judge": _reply(verdicts, row["case_id"], GLOSSARY)}}
+
+
+def _soft_entry(row: dict, cid: str, verdicts: dict | None) -> dict:
+    if verdicts is None:
+        return {"score": None, "detail": {"reason": "Judge skipped (--skip-judge)"}}
+    value = verdicts[(row["case_id"], RUBRIC)][cid]
+    judge = _reply(verdicts, row["case_id"], RUBRIC)
+    if value is None:
+        return {"score": 0.0, "detail": {"judge_null": True, "value": None, "judge": judge,
+                                         "reason": f"the Judge found no {cid} requirement in the instruction"}}
+    return {"score": value / 5, "detail": {"value": value, "judge": judge}}
+
+
+def score_row(row: dict, response: str | None, verdicts: dict | None) -> dict:
+    """The scores.jsonl row of one instance; `verdicts` is None without the Judge."""
+    missing = is_missing(response)
+    constraints = []
+    for index, cid in enumerate(row["constraint_ids"], 1):
+        entry = {"index": index, "id": cid, "kind": ID_KINDS[cid]}
+        if missing:
+            entry.update(({"passed": False} if entry["kind"] == HARD else {"score": 0.0}), detail=MISSING_DETAIL)
+        elif cid == "glossary":
+            entry.update(_glossary_entry(row, response, verdicts))
+        elif entry["kind"] == HARD:
+            verdict = RULES[cid](row, response)
+            entry.update(passed=verdict.passed, detail=verdict.detail)
+        else:
+            entry.update(_soft_entry(row, cid, verdicts))
+        constraints.append(entry)
+    hard_pass = not missing and all(entry["passed"] for entry in constraints if entry["kind"] == HARD)
+    soft = [entry["score"] for entry in constraints if entry["kind"] == SOFT]
+    if missing:
+        soft_mean, if_score = 0.0, 0.0
+    else:
+        soft_mean = None if None in soft else (sum(soft) / len(soft) if soft else 1.0)
+        if_score = None if soft_mean is None else float(hard_pass) * soft_mean
+    return {
+        "case_id": row["case_id"],
+        "md5": row["md5"],
+        "instruction_lang": row.get("instruction_lang"),
+        "source_lang": row.get("origin_language"),
+        "target_lang": row.get("target_language"),
+        "data_format": data_format_group(row) if "structured" in row["constraint_ids"] else None,
+        "data_file": row.get("data_file"),
+        "constraint_ids": list(row["constraint_ids"]),
+        "multi": len(row["constraint_ids"]) > 1,
+        "status": "missing" if missing else "ok",
+        "constraints": constraints,
+        "hard_pass": hard_pass,
+        "soft_mean": soft_mean,
+        "if_score": if_score,
+        "judge_nulls": sum(1 for entry in constraints if entry["detail"].get("judge_null")),
+    }
+
+
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config=None) -> list[dict]:
+    """scores.jsonl rows in data order."""
+    return [score_row(row, predictions.get(row["case_id"]), verdicts) for row in rows]

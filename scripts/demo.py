@@ -1,0 +1,87 @@
+"""A DEMONSTRATION of the whole flow, offline, in under a minute: export the model inputs, ask a
+stand-in model for predictions, score them and the bundled example predictions with a stand-in
+Judge, compare the two systems, and point at the reports.
+
+    python -m scripts.demo [--output-dir outputs/demo]
+
+Both stand-ins are the test servers (tests/model_server.py answers every prompt with the
+instance's reference; tests/judge_server.py gives valid verdicts, 1 unless the text carries a
+marker), started here as subprocesses on 127.0.0.1 and stopped at the end. The numbers show what
+the outputs look like and mean nothing about any model. Needs the repository checkout (tests/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BANNER = "DEMONSTRATION: a stand-in model and a stand-in Judge on 127.0.0.1; the numbers mean nothing"
+
+
+@contextlib.contextmanager
+def stand_in(script: str, *args: str):
+    """A stand-in server as a subprocess; yields its base URL and stops it on the way out."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / script), "--latency", "0", *args],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline().strip()  # "port N" once it listens
+        if not line.startswith("port "):
+            raise RuntimeError(f"{script} did not start (it printed {line!r})")
+        yield f"http://127.0.0.1:{line.split()[1]}/v1"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+
+
+def step(title: str, *command: str, env: dict | None = None) -> None:
+    """Run one command of the flow as a user types it (`python evaluate.py ...`), from the checkout."""
+    done = subprocess.run([sys.executable, *command], cwd=ROOT, env={**os.environ, **(env or {})})
+    if done.returncode != 0:
+        raise SystemExit(f"demo stopped: {title} exited {done.returncode}")
+
+
+def run_demo(out: Path) -> None:
+    out = out.resolve()
+    print(f"{BANNER}\n", flush=True)
+    inputs, predictions = out / "model_inputs.jsonl", out / "stand_in_predictions.jsonl"
+    print("1. export the model inputs: python prepare_inputs.py", flush=True)
+    step("prepare_inputs.py", "prepare_inputs.py", "--output", str(inputs))
+    with stand_in("model_server.py") as model_base, stand_in("judge_server.py") as judge_base:
+        print(f"\n2. predictions from the stand-in model at {model_base}: python predict.py", flush=True)
+        step("predict.py", "predict.py", "--inputs", str(inputs), "--output", str(predictions), "--model", "stand-in",
+             "--quiet", env={"MODEL_API_BASE": model_base, "MODEL_API_KEY": "demo-key"})
+        judge = {"JUDGE_API_BASE": judge_base, "JUDGE_API_KEY": "demo-key"}
+        for name, path in (("example", ROOT / "data" / "example_predictions.jsonl"), ("stand_in", predictions)):
+            print(f"\n3. judged evaluation of the {name} predictions, stand-in Judge at {judge_base}: "
+                  "python evaluate.py", flush=True)
+            step("evaluate.py", "evaluate.py", "--predictions", str(path), "--output-dir", str(out / name),
+                 "--judge-concurrency", "16", env=judge)
+    print("\n4. compare the two systems: python -m eval.compare", flush=True)
+    step("eval.compare", "-m", "eval.compare", str(out / "example"), str(out / "stand_in"),
+         "--json", str(out / "compare.json"))
+    print(f"\n5. reports: {out / 'example' / 'report.html'} and {out / 'stand_in' / 'report.html'} "
+          f"(report.md beside each), comparison in {out / 'compare.json'}")
+    print(f"\n{BANNER}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output-dir", type=Path, default=Path("outputs/demo"),
+                        help="where the demonstration writes (default: %(default)s)")
+    args = parser.parse_args(argv)
+    run_demo(args.output_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""`pip install .` gives console commands that work from any directory, with the bundled data and
+manifest installed beside them; pyproject.toml lists every package and requirements.txt's runtime
+dependencies; the Python API returns a run's results as objects (docs/api.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from eval.api import RunResult, evaluate, load_run
+from eval.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = ("insttrans-eval", "insttrans-prepare", "insttrans-predict", "insttrans-compare", "insttrans-leaderboard")
+
+
+def pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_every_package_under_eval_is_found():
+    from setuptools import find_packages
+
+    found = set(find_packages(str(ROOT), include=pyproject()["tool"]["setuptools"]["packages"]["find"]["include"]))
+    on_disk = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "eval").rglob("__init__.py")}
+    assert on_disk <= found
+
+
+def test_the_dependencies_are_requirements_txt_runtime_lines():
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").split("# Tests")[0].split("\n")
+    runtime = [re.sub(r"\s+#.*", "", line).strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert sorted(runtime) == sorted(pyproject()["project"]["dependencies"])
+
+
+def test_console_commands_point_at_callables():
+    import importlib
+
+    scripts = pyproject()["project"]["scripts"]
+    assert tuple(scripts) == COMMANDS
+    for target in scripts.values():
+        module, _, name = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), name))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A venv (seeing the global packages) with `pip install .` of this checkout: offline, no deps."""
+    venv, source = tmp_path_factory.mktemp("venv"), tmp_path_factory.mktemp("source") / "checkout"
+    # a copy, so the build's egg-info and build/ folders land there and not in the checkout
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "outputs", "build", "*.egg-info",
+                                                                 "__pycache__", ".pytest_cache", ".venv"))
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    built = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                            "--no-build-isolation", "--no-index", str(source)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    return venv
+
+
+def run_in(directory: Path, venv: Path, *command: str) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(list(command), cwd=directory, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_installed_commands_work_from_any_directory(installed, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    predictions = installed / "share" / "insttrans-bench" / "data" / "example_predictions.jsonl"
+    done = run_in(elsewhere, installed, "insttrans-eval", "--predictions", str(predictions), "--output-dir", "run",
+                  "--skip-judge", "--quiet")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((elsewhere / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["data"]["known_as"] == "bundled" and summary["data"]["n_instances"] == 308
+    for command in (["insttrans-compare", "run", "run"], ["python", "-m", "eval.compare", "run", "run"],
+                    ["insttrans-leaderboard", "run"], ["python", "-m", "eval.leaderboard", "run"],
+                    ["insttrans-prepare", "--output", "inputs.jsonl"], ["insttrans-predict", "--help"]):
+        done = run_in(elsewhere, installed, *command)
+        assert done.returncode == 0, (command, done.stderr)
+    bundled = run_in(elsewhere, installed, "python", "-c", "from eval.benchmarks import BENCHMARKS; "
+                     "print([name for name, bench in BENCHMARKS.items() if not bench.default_data.exists()])")
+    assert bundled.stdout.strip() == "[]", bundled.stderr  # every benchmark's bundled set was installed
+    located = run_in(elsewhere, installed, "python", "-c", "import eval; print(eval.__file__)")
+    assert str(ROOT) not in located.stdout  # the installed copy ran, not the checkout
+
+
+# --- the Python API -------------------------------------------------------------------------------
+
+def test_the_api_returns_the_run_as_objects(tmp_path):
+    run = evaluate(ROOT / "data" / "example_predictions.jsonl", tmp_path / "run", skip_judge=True)
+    assert isinstance(run, RunResult) and not run.formal and "--skip-judge" in " ".join(run.non_formal_reasons)
+    on_disk = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert run.summary == on_disk and run.signature == on_disk["signature"]
+    assert run.metric("hard_pass_rate") == on_disk["hard_pass_rate"]["value"]
+    assert run.interval("hard_pass_rate") == tuple(on_disk["hard_pass_rate"]["ci95"])
+    assert run.metric("if_score") is None and run.interval("quality") is None
+    assert len(run.rows) == 308 and run.rows[0]["case_id"]
+    failed = run.failed("format_preserve")
+    assert failed and all(not row["hard_pass"] for row in failed)
+    assert load_run(tmp_path / "run") == run
+
+
+def test_api_keywords_are_the_flags_and_a_misspelt_one_names_the_right_one(tmp_path):
+    run = evaluate(ROOT / "data" / "example_predictions.jsonl", tmp_path / "strict", skip_judge=True,
+                   rule_set="strict", limit=20)
+    assert len(run.rows) == 20 and "rules:strict" in run.signature
+    with pytest.raises(ConfigError, match="unknown keyword rule_sett; did you mean rule_set"):
+        evaluate(ROOT / "data" / "example_predictions.jsonl", tmp_path / "x", skip_judge=True, rule_sett="strict")
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,110 @@
+"""The shared release-source reader (eval/release_source.py): pieces found through the AST, never
+executed; anything missing or different is a ConfigError (exit 2) saying expected and found."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from eval import release_source as rs
+from eval.errors import ConfigError
+
+SOURCE = '''
+import os
+os.environ["TOUCHED_BY_RELEASE_SOURCE"] = "1"   # would run on import; the reader never imports
+NAMES = {"en": "E", "zh": "Z"}
+TEMPLATE = """a {x} b {y:.1f} {{literal}} {x}"""
+IDS = frozenset({"a", "b"})
+NOT_LITERAL = os.getcwd()
+TEMPERATURE = float(os.environ.get("SYNTH_TEMPERATURE", "0.0"))
+WORKERS = int(os.getenv("SYNTH_WORKERS", 20))
+
+
+def build(row, prediction):
+    local_map = {"a": ["k1"], "b": ["k2"]}
+    name = row["n"]
+    if row.get("kind") == "special":
+        return f"special {name}: {prediction} {{kept}}"
+    return f"plain {name}: {prediction}"
+
+
+def spec(value):
+    return f"{value:>4}"
+
+
+def route(model):
+    return model.startswith(("p1", "p2"))
+
+
+def main(m, hyp):
+    TEMPLATE.format(x=1, y=2.0, note="n" if m["lang"] == "ja" else "")
+    client.chat.completions.create(model="m", messages=[], effort="low")
+'''
+
+
+@pytest.fixture
+def source(tmp_path) -> rs.SourceFile:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(SOURCE, encoding="utf-8")
+    return rs.read_source(tmp_path, "pkg/mod.py")
+
+
+def test_pieces_are_read_without_running_the_file(source, monkeypatch):
+    monkeypatch.delenv("TOUCHED_BY_RELEASE_SOURCE", raising=False)
+    assert rs.constant(source, "NAMES", dict) == {"en": "E", "zh": "Z"}
+    assert rs.constant(source, "TEMPLATE", str) == "a {x} b {y:.1f} {{literal}} {x}"
+    assert rs.call_argument(source, "IDS") == {"a", "b"}
+    assert rs.local_literal(source, "build", "local_map") == {"a": ["k1"], "b": ["k2"]}
+    assert rs.method_call_argument(source, "route", "startswith") == ("p1", "p2")
+    returned = rs.returned_fstrings(source, "build")
+    assert [(r.template, "special" in r.guards) for r in returned] == [
+        ("special {name}: {prediction} {{kept}}", True), ("plain {name}: {prediction}", False)]
+    assert returned[0].template.format(name="N", prediction="{p}") == "special N: {p} {kept}"
+    branch = rs.keyword_branch(rs.one_call(source, "format", receiver="TEMPLATE"), "note", "w")
+    assert (branch.body, branch.orelse, branch.equals) == ("n", "", "ja")
+    create = rs.one_call(source, "create")
+    assert rs.keyword_literal(create, "effort", "w") == "low"
+    assert rs.environment_defaults(source) == {"SYNTH_TEMPERATURE": "0.0", "SYNTH_WORKERS": 20}
+    import os
+    assert "TOUCHED_BY_RELEASE_SOURCE" not in os.environ
+    assert len(source.sha256) == 64
+
+
+def test_placeholders_count_names_specs_and_repeats():
+    assert rs.placeholders("a {x} b {y:.1f} {{literal}} {x} {z!r}") == Counter({"x": 2, "y:.1f": 1, "z!r": 1})
+
+
+@pytest.mark.parametrize("call, expected, found", [
+    (lambda s: rs.constant(s, "MISSING", str), "a module-level assignment to MISSING", "NAMES, TEMPLATE, IDS"),
+    (lambda s: rs.constant(s, "NAMES", str), "a str", "a dict"),
+    (lambda s: rs.constant(s, "NOT_LITERAL", str), "a literal", "not a literal (Call at line 7)"),
+    (lambda s: rs.returned_fstrings(s, "spec"), "an f-string of text and bare names", "FormattedValue"),
+    (lambda s: rs.returned_fstrings(s, "absent"), "a function absent", "build, spec, route, main"),
+    (lambda s: rs.local_literal(s, "build", "other"), "a local assignment to other", "none"),
+    (lambda s: rs.keyword(rs.one_call(s, "create"), "temperature", "w"), "a keyword argument temperature",
+     "model, messages, effort"),
+    (lambda s: rs.one_call(s, "format", receiver="OTHER"), "exactly one call OTHER.format(…)", "found 0"),
+    (lambda s: rs.check_template(rs.constant(s, "TEMPLATE", str), {"x": 1, "y:.1f": 1}, "w"),
+     "placeholders {x, y:.1f}", "found {x×2, y:.1f}"),
+    (lambda s: rs.check_members({"a"}, ("a", "b"), "w"), "expected {a, b}", "found {a}"),
+])
+def test_what_differs_is_exit_2_with_expected_and_found(source, call, expected, found):
+    with pytest.raises(ConfigError) as caught:
+        call(source)
+    message = str(caught.value)
+    assert caught.value.exit_status == 2
+    assert "expected" in message and expected in message and found in message
+
+
+def test_a_missing_or_broken_file_is_exit_2(tmp_path):
+    with pytest.raises(ConfigError, match="expected the file pkg/mod.py; found no folder"):
+        rs.read_source(tmp_path, "pkg/mod.py")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "other.py").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError, match="found no such file .* holds: other.py"):
+        rs.read_source(tmp_path, "pkg/mod.py")
+    Path(tmp_path / "pkg" / "mod.py").write_text("def (:\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="expected Python source; found a file that does not parse"):
+        rs.read_source(tmp_path, "pkg/mod.py")
