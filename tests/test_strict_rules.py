@@ -32,7 +32,7 @@ from eval.strict_rules import (
     social_elements_in,
     urls,
 )
-from eval.insttrans.strict_rules import _html_tags, _indent_problems
+from eval.insttrans.strict_rules import MARKDOWN_CAPPED_FROM, _html_tags, _indent_problems
 from eval.strict_summary import (
     add_strict_to_summary,
     rule_set_disagreements,
@@ -930,3 +930,31 @@ def test_a_strict_run_reports_the_strict_reasons(tmp_path):
                           "--skip-judge", "--quiet", "--rule-set", "strict"]) == 0
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| `lay` | line 3 indented 2 wide for the source's 4: the source indents it deeper" in report
+
+
+# --- long predictions: the capped Markdown parse keeps the full parse's verdict ------------------------
+
+LONG = 40_000  # past MARKDOWN_CAPPED_FROM
+
+
+@pytest.mark.parametrize("source, prediction, passed, exceeded", [
+    ("- 一\n- 二", "- one\n- two\n" + "- more\n" * (LONG // 7), False, {"what": "blocks", "source": 2}),
+    ("**一** 和 二", "**one** and two " + "**x** " * (LONG // 6), False, {"what": "strong", "source": 1}),
+    ("点 `a`", "tap `a` " + "`b` " * (LONG // 4), False, {"what": "code_spans", "source": 1}),
+    ("见[文档](https://x.cn)", "see [docs](https://x.cn) " + "[y](https://y.cn) " * (LONG // 18), False,
+     {"what": "links", "source": 1}),
+    ("- 一\n- 二", "- one " + "word " * (LONG // 5) + "\n- two", True, None),
+    ("**一** 和 `二`", "**one** and `二` " + "plain words " * (LONG // 12), True, None),
+])
+def test_a_long_prediction_gets_the_full_parses_verdict(source, prediction, passed, exceeded):
+    assert len(prediction) > MARKDOWN_CAPPED_FROM
+    verdict = check_format_preserve_strict(prediction, make_row(source))
+    full = parse_markdown_structure(prediction)
+    source_structure = parse_markdown_structure(source)
+    full_passes = all(full[key] == source_structure[key] for key in ("blocks", "links", "images", "strong",
+                                                                       "emphasis")) and \
+        sum(full["code_spans"].values()) == sum(source_structure["code_spans"].values())
+    assert verdict.passed is passed is full_passes, verdict.detail
+    if exceeded:
+        assert verdict.detail["markdown"]["exceeds_source"] == {**exceeded, "prediction": f"over {exceeded['source']}"}
+        assert explain("format_preserve", verdict.detail, "strict").startswith("Markdown: more ")
