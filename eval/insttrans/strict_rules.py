@@ -69,17 +69,17 @@ def _html_tags(text: str):
     """The tag matches of `text`, left to right, skipping comments: what `finditer` of
     `<!--.*?-->|` + the tag pattern (DOTALL) finds, with the comment's closing `-->` found once
     per comment instead of searched again from every unclosed `<!--` (quadratic on `<!--` × n)."""
-    position, closing = 0, 0  # closing: where the last `-->` search ended (-1: none after it)
+    position, comments_close = 0, True  # False once a `<!--` has no `-->` after it: no later one has
     while True:
         start = text.find("<", position)
         if start < 0:
             return
-        if text.startswith("<!--", start) and closing >= 0:
-            if closing < start + 4:
-                closing = text.find("-->", start + 4)
+        if comments_close and text.startswith("<!--", start):
+            closing = text.find("-->", start + 4)
             if closing >= 0:
                 position = closing + 3
                 continue
+            comments_close = False
         match = _HTML_TAG.match(text, start)
         if match:
             yield match
