@@ -341,6 +341,8 @@ def test_markdown_fails(name, source, prediction, expected):
     assert not verdict.passed and "markdown" in verdict.detail["failed"], verdict.detail
     for key, value in expected.items():
         assert verdict.detail["markdown"][key] == value, (key, verdict.detail["markdown"])
+    if "lost_list_items" not in expected:  # named only when the prediction has fewer items
+        assert "lost_list_items" not in verdict.detail["markdown"], verdict.detail["markdown"]
     assert_serialisable(verdict.detail)
 
 
@@ -935,6 +937,15 @@ def test_a_strict_run_reports_the_strict_reasons(tmp_path):
 # --- long predictions: the capped Markdown parse keeps the full parse's verdict ------------------------
 
 LONG = 40_000  # past MARKDOWN_CAPPED_FROM
+
+
+@pytest.mark.parametrize("extra, capped_parse", [(0, False), (1, True)])
+def test_the_parse_is_capped_past_32768_characters_only(extra, capped_parse):
+    prediction = "- one\n- two\n- three\n"
+    prediction += "x" * (MARKDOWN_CAPPED_FROM + extra - len(prediction))
+    detail = check_format_preserve_strict(prediction, make_row("- 一\n- 二")).detail["markdown"]
+    assert ("exceeds_source" in detail) is capped_parse, detail
+    assert ("extra_blocks" in detail) is not capped_parse, detail
 
 
 @pytest.mark.parametrize("source, prediction, passed, exceeded", [

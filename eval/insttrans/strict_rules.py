@@ -411,8 +411,6 @@ def check_markdown_part(source: str, prediction: str) -> dict | None:
         detail["passed"] = False
         detail["code_spans"] = code_spans
     for key in ("links", "images"):
-        if source_structure[key] == prediction_structure[key]:
-            continue
         lost = source_structure[key] - prediction_structure[key]
         added = prediction_structure[key] - source_structure[key]
         if lost or added:
