@@ -557,6 +557,9 @@ SOCIAL_FAILS = [
 def test_social_preserve_passes(name, source, constraints, prediction):
     verdict = check_social_preserve_strict(prediction, make_row(source, constraints))
     assert verdict.passed, verdict.detail
+    assert ("note" in verdict.detail) is (name in ("constraint_line_not_read", "no_element_in_source",
+                                                   "markdown_link_is_no_emote", "heading_hash_is_no_hashtag",
+                                                   "lone_at_is_no_mention")), verdict.detail
     assert_serialisable(verdict.detail)
 
 
@@ -575,6 +578,7 @@ def test_social_preserve_fails(name, source, prediction, missing):
     ("[链接](https://x.cn)", []),
     ("@a_b @米哈游！@" + "x" * 35, ["@a_b", "@米哈游", "@" + "x" * 30]),
     ("@ 和 @，以及 @@", []),                                  # an @ with nothing after it is no mention
+    ("@@a", ["@a"]),                                           # a lone @ right before a mention
 ])
 def test_social_element_patterns(text, elements):
     assert sorted(social_elements_in(text).elements()) == sorted(elements)
@@ -598,6 +602,7 @@ LAYOUT_PASSES = [
     ("two_spaces_widened_to_four", "一\n  二\n  三", "one\n    two\n    three"),
     ("nesting_order_kept_at_other_widths", "一\n  二\n    三\n  四", "one\n   two\n      three\n   four"),
     ("first_line_indent_kept_after_normalisation", "\n  一\n二", "  one\ntwo"),
+    ("blank_line_of_spaces_is_blank", "一\n  \n二", "one\n\ntwo"),
 ]
 
 LAYOUT_FAILS = [
@@ -899,6 +904,7 @@ def test_every_strict_failure_is_explained_by_its_rule(cid, name, prediction, ro
     assert not verdict.passed
     reason = explain(cid, verdict.detail, "strict")
     assert reason.strip() and "\n" not in reason and '"passed"' not in reason, reason
+    assert not reason.rstrip().endswith(":") and ": ;" not in reason, reason  # every part names what changed
 
 
 @pytest.mark.parametrize("cid, source, prediction, expected", [
@@ -912,12 +918,30 @@ def test_every_strict_failure_is_explained_by_its_rule(cid, name, prediction, ro
     ("layout_break", "一\n二", "one two", "1 lines for the source's 2"),
     ("social_preserve", "#原神# 好玩 #原神#", "#原神# fun", "social element short: #原神# (1 of 2)"),
     ("syllable_order", '{"1": "一", "2": "二"}', '{"1": "好"}', "lost key 2"),
+    ("format_preserve", "见[文档](https://x.cn)", "see [docs](https://y.cn)",
+     "Markdown: lost link target https://x.cn; extra link target https://y.cn"),
+    ("format_preserve", "**一** 和 *二*", "one and *two*", "Markdown: 0 bold for the source's 1"),
+    ("format_preserve", '{"a": 1}', "not json", "JSON: not JSON (Expecting value"),
+    ("term_compliance", "你好", "Hi", "term not found (NFC substring): Hello"),
 ])
 def test_strict_explanations_name_the_cause(cid, source, prediction, expected):
     row = make_row(source, ["保持原文排版"], duration_s=[1.0, 2.0] if cid == "syllable_order" else None)
+    if cid == "term_compliance":
+        row = make_row(source, ["术语对照：你好→Hello"])
     verdict = STRICT_RULES[cid](prediction, row)
     assert not verdict.passed
     assert expected in explain(cid, verdict.detail, "strict")
+
+
+def test_a_single_json_difference_is_not_followed_by_a_count():
+    verdict = STRICT_RULES["format_preserve"]('{"a": 2}', make_row('{"a": 1}'))
+    assert explain("format_preserve", verdict.detail, "strict") == "JSON: a is 2, the source's 1"
+
+
+@pytest.mark.parametrize("indent, width", [("", 0), (" ", 1), ("\u3000", 2), ("\t", 4), (" \t", 4), ("    \t", 8),
+                                           ("\u3000\u3000", 4), ("\t ", 5)])
+def test_indent_width(indent, width):
+    assert indent_width(indent) == width
 
 
 def test_a_strict_run_reports_the_strict_reasons(tmp_path):
