@@ -923,6 +923,11 @@ def test_every_strict_failure_is_explained_by_its_rule(cid, name, prediction, ro
     ("format_preserve", "**一** 和 *二*", "one and *two*", "Markdown: 0 bold for the source's 1"),
     ("format_preserve", '{"a": 1}', "not json", "JSON: not JSON (Expecting value"),
     ("term_compliance", "你好", "Hi", "term not found (NFC substring): Hello"),
+    ("format_preserve", "<p>你好<br>世界</p>", "<p>Hello world</p>", "HTML: lost tag <br>"),
+    ("format_preserve", '<a href="x">链接</a>', '<a href="x" class="c">link</a>', "HTML: <a> added class"),
+    ("format_preserve", '<a href="x" id="i">链接</a>', '<a href="x">link</a>', "HTML: <a> lost id"),
+    ("format_preserve", "- 一", "# List\n- one", "Markdown: extra heading h1"),
+    ("format_preserve", "`a-1` `b-1` `c-1`", "`x` `y` `z`", "Markdown: code span changed: a-1, b-1 (+1 more)"),
 ])
 def test_strict_explanations_name_the_cause(cid, source, prediction, expected):
     row = make_row(source, ["保持原文排版"], duration_s=[1.0, 2.0] if cid == "syllable_order" else None)
