@@ -43,6 +43,15 @@ NOT_RUN = {
     "vllm serve": "needs GPUs and model weights",
     "litellm --config": "needs a gateway configuration and its providers",
     "MODEL_API_BASE=http://127.0.0.1:4000/v1 MODEL_API_KEY=$LITELLM_MASTER_KEY": "needs the gateway above",
+    "pip install -r ./InstTrans-Bench/requirements.txt": "needs the download above; installs packages",
+    "pip install -r ./Sandglass-Bench/requirements.txt": "needs the download above; installs packages",
+    "python evaluate.py --data IFMTBench/data/": "needs the IFMTBench release folder (the Hy-MT2 repository)",
+}
+# Shown commands not run, matched whole (another shown command starts the same way).
+NOT_RUN_EXACT = {
+    "python evaluate.py --dataset data/ifmtbench --predictions data/ifmtbench/example_predictions.jsonl "
+    "--output-dir outputs/ifmtbench": "the stand-in Judge (tests/judge_server.py) does not answer IFMTBench's "
+                                      "Judge prompts yet; the --skip-judge run above is run",
 }
 # Placeholders for the reader's own servers, served here by the stand-ins.
 SERVER_PLACEHOLDERS = {"model": ("http://127.0.0.1:8000/v1",),
@@ -102,6 +111,8 @@ def shown_commands(page: Path) -> list[tuple[str, str]]:
 
 
 def not_run_reason(command: str) -> str | None:
+    if command in NOT_RUN_EXACT:
+        return NOT_RUN_EXACT[command]
     return next((reason for start, reason in NOT_RUN.items() if command.startswith(start)), None)
 
 
@@ -186,6 +197,8 @@ def test_every_command_not_run_is_still_shown_and_says_why():
     shown = [command for page in PAGES for _, command in shown_commands(page)]
     for start, reason in NOT_RUN.items():
         assert reason and any(command.startswith(start) for command in shown), f"no page shows `{start}` any more"
+    for command, reason in NOT_RUN_EXACT.items():
+        assert reason and command in shown, f"no page shows `{command}` any more"
 
 
 # --- commands named inline (`python -m scripts.bench_judge`) -------------------------------------

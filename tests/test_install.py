@@ -85,6 +85,9 @@ def test_installed_commands_work_from_any_directory(installed, tmp_path):
                     ["insttrans-prepare", "--output", "inputs.jsonl"], ["insttrans-predict", "--help"]):
         done = run_in(elsewhere, installed, *command)
         assert done.returncode == 0, (command, done.stderr)
+    bundled = run_in(elsewhere, installed, "python", "-c", "from eval.benchmarks import BENCHMARKS; "
+                     "print([name for name, bench in BENCHMARKS.items() if not bench.default_data.exists()])")
+    assert bundled.stdout.strip() == "[]", bundled.stderr  # every benchmark's bundled set was installed
     located = run_in(elsewhere, installed, "python", "-c", "import eval; print(eval.__file__)")
     assert str(ROOT) not in located.stdout  # the installed copy ran, not the checkout
 
