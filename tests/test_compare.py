@@ -595,3 +595,14 @@ def test_the_table_columns_line_up_under_their_header():
     header, row = format_comparison(_comparison([0.5]))[-2:]
     assert header == "  metric      n         A         B     B − A       95% CI of B − A        p"
     assert row == "  m0         10    0.5000    0.6000   +0.1000    [+0.0100, +0.2000]   0.5000   "
+
+
+def test_a_line_metric_is_paired_only_where_both_summaries_report_it(tmp_path):
+    targets = {"short": 10, "natural": 13, "long": 16}
+    items = [sandglass_item(f"u{i}", kind, target, target) for i in range(10) for kind, target in targets.items()]
+    a, b = write_sandglass_run(tmp_path / "a", items), write_sandglass_run(tmp_path / "b", items)
+    assert "slope" in compare([a, b], resamples=100)["metrics"]
+    summary = json.loads((b / "summary.json").read_text(encoding="utf-8"))
+    summary["overall"]["slope"] = None
+    (b / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    assert "slope" not in compare([a, b], resamples=100)["metrics"]
