@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:
     from eval.config import JudgeSettings, RunConfig
-    from eval.judge_client import RequestShape
     from eval.pairing import UnitValues
-    from eval.release_protocol import ReleaseProtocol
+# Named in annotations only, never imported here, so that the record stays on the ground floor
+# (both modules import this one): RequestShape is eval.judge_client's, ReleaseProtocol
+# eval.release_protocol's.
 
 from eval.config import HARNESS  # the prompt set and counter this harness ships (SPEC §15 adds "release")
 
@@ -126,6 +127,8 @@ class Benchmark:
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
+    # The language a prediction should be written in, for the `source_script` diagnostic (None: unknown).
+    diagnostics_target: Callable[[dict], str | None] = lambda row: None
     # `--protocol release` (SPEC §15): reads the user's release folder (and, when trusted, imports
     # its counter) into the `release` prompt set and counter a run registers beside `harness`;
     # None where the benchmark has no release plug-in yet.

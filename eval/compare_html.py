@@ -12,13 +12,12 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from eval.errors import HarnessError
 from eval.explorer import generic_view, page, pane, run_meta, texts_of
 
-if TYPE_CHECKING:  # eval.compare imports this module for --html; its Run is a type here only
-    from eval.compare import Run
+# `Run` in annotations is eval.compare's; it is not imported, not even for type checkers, because
+# eval.compare imports this module for --html (an import back would draw a circle).
 
 SIGNIFICANCE = 0.05  # as eval.compare's table marks it (a test keeps them equal)
 
@@ -33,9 +32,15 @@ def _e(value) -> str:
 # Which instances changed
 # ---------------------------------------------------------------------------------------------
 
+def check_outcome(check: dict):
+    """A check's outcome: its `value` (the pass or score the verdict states), else the verdict as
+    shown. How a verdict was reached (a rule or a Judge fallback) is not a change."""
+    return check["value"] if "value" in check else (check.get("verdict"), check.get("passed"))
+
+
 def outcome_key(view: dict) -> tuple:
-    """What a flip is about: every check's verdict and every number of the instance."""
-    return (tuple((check["name"], check.get("verdict"), check.get("passed")) for check in view.get("checks", [])),
+    """What a flip is about: every check's outcome and every number of the instance."""
+    return (tuple((check["name"], check_outcome(check)) for check in view.get("checks", [])),
             tuple(sorted(view.get("numbers", {}).items())))
 
 
@@ -167,7 +172,7 @@ def _changed_checks(view_a: dict, view_b: dict) -> list[str]:
     out = []
     for check in view_a.get("checks", []):
         other = checks_b.get(check["name"])
-        if other is None or (other.get("verdict"), other.get("passed")) != (check.get("verdict"), check.get("passed")):
+        if other is None or check_outcome(other) != check_outcome(check):
             out.append(check["name"])
     return out or ["none (a number changed)"]
 

@@ -27,7 +27,13 @@ def _raise_terminated(signum: int, frame) -> None:
 
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
     """Run a script's main; a HarnessError becomes one clear message and its exit status."""
+    from eval import outputs
+
     previous = {}
+    with contextlib.suppress(ValueError):  # SIGINT's own handler, given back to an in-process caller
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))
+    settle = outputs.SETTLE_AFTER_RESULTS
+    outputs.SETTLE_AFTER_RESULTS = True  # a signal after the results are in place changes nothing (SPEC §11)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         try:
             previous[signum] = signal.signal(signum, _raise_terminated)
@@ -56,10 +62,8 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
               file=sys.stderr)
         return 128 + stop.signum
     finally:
+        outputs.SETTLE_AFTER_RESULTS = settle
         for signum, handler in previous.items():
             # a script's own process is about to exit: a late signal changes nothing any more, so it
             # neither kills the process nor prints a traceback (an in-process caller gets its handlers back)
             signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
-        if argv is None:
-            with contextlib.suppress(ValueError):
-                signal.signal(signal.SIGINT, signal.SIG_IGN)

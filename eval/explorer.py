@@ -17,6 +17,7 @@ import contextlib
 import gc
 import html
 import json
+from collections.abc import Iterable, Iterator
 
 from eval.explorer_assets import EXPLORER_CSS, EXPLORER_JS
 from eval.predictions import is_missing, wrapper_diagnostics
@@ -71,24 +72,27 @@ def instance_item(view: dict, score: dict, prediction: str | None, diagnostics: 
 
 def explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict],
                    diagnostic_case_ids: dict[str, list[str]] | None = None) -> list[dict]:
-    """Every scored instance in data order (rows and scores are aligned by the pipeline). The
-    wrapper diagnostics come from the summary's `diagnostic_case_ids` when given, else are
-    computed here."""
+    """Every scored instance in data order (rows and scores are aligned by the pipeline)."""
+    return list(iter_explorer_items(bench, rows, predictions, scores, diagnostic_case_ids))
+
+
+def iter_explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict],
+                        diagnostic_case_ids: dict[str, list[str]] | None = None) -> Iterator[dict]:
+    """The instances one at a time (the page serialises each and lets it go). The wrapper
+    diagnostics come from the summary's `diagnostic_case_ids` when given, else are computed here."""
     view_of = bench.explorer_view or generic_view
     named: dict[str, list[str]] = {}
     for name, case_ids in (diagnostic_case_ids or {}).items():
         for case_id in case_ids:
             named.setdefault(case_id, []).append(name)
-    items = []
     for row, score in zip(rows, scores):
         prediction = predictions.get(score["case_id"])
         if diagnostic_case_ids is not None or is_missing(prediction):
             diagnostics = named.get(score["case_id"], [])
         else:
-            found = wrapper_diagnostics(prediction, bench.diagnostics_source(row))
+            found = wrapper_diagnostics(prediction, bench.diagnostics_source(row), bench.diagnostics_target(row))
             diagnostics = [name for name, present in found.items() if present]
-        items.append(instance_item(view_of(row, score), score, prediction, diagnostics))
-    return items
+        yield instance_item(view_of(row, score), score, prediction, diagnostics)
 
 
 def run_meta(summary: dict) -> list[list[str]]:
@@ -103,28 +107,42 @@ def run_meta(summary: dict) -> list[list[str]]:
             ["signature", str(summary.get("signature", ""))]]
 
 
-def page(title: str, payload: dict, prelude: str = "") -> str:
-    """The whole HTML document around the embedded payload; `prelude` is escaped HTML (a chart)
-    the script moves into the header."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"
-            f"<title>{html.escape(title)}</title><style>{EXPLORER_CSS}</style></head>\n<body>\n"
-            "<noscript>This page needs JavaScript to show the instances; scores.jsonl holds them all.</noscript>\n"
-            + (f"<div id=\"prelude\">{prelude}</div>\n" if prelude else "") +
-            f"<script type=\"application/json\" id=\"explorer-data\">{embed_json(payload)}</script>\n"
-            f"<script>{EXPLORER_JS}</script>\n</body></html>\n")
+def payload_json(header: dict, items: Iterable[dict]) -> str:
+    """The page's data as embedded JSON: `header` (title, meta, ...) with the instances, each
+    serialised as it comes; `numbers` (the sortable names, in first-seen order) is collected on
+    the way unless the header names them."""
+    names: dict[str, None] = {}
+    pieces = []
+    for item in items:
+        names.update(dict.fromkeys(item["n"]))
+        pieces.append(embed_json(item))
+    head = embed_json({"numbers": list(names), **header})
+    return "".join([head[:-1], ',"items":[', ",".join(pieces), "]}"])
+
+
+def page(title: str, payload: dict | str, prelude: str = "") -> str:
+    """The whole HTML document around the embedded payload (a dict, or payload_json's text);
+    `prelude` is escaped HTML (a chart) the script moves into the header."""
+    data = payload if isinstance(payload, str) else embed_json(payload)
+    return "".join([
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{html.escape(title)}</title><style>{EXPLORER_CSS}</style></head>\n<body>\n",
+        "<noscript>This page needs JavaScript to show the instances; scores.jsonl holds them all.</noscript>\n",
+        f"<div id=\"prelude\">{prelude}</div>\n" if prelude else "",
+        "<script type=\"application/json\" id=\"explorer-data\">", data, "</script>\n",
+        f"<script>{EXPLORER_JS}</script>\n</body></html>\n"])
 
 
 def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: dict, scores: list[dict]) -> str:
     """explorer.html of one run (SPEC §11 result file; docs/explorer.md)."""
     with _no_cyclic_gc():
-        items = explorer_items(bench, rows, predictions, scores,
-                               (summary.get("predictions") or {}).get("diagnostic_case_ids"))
-        payload = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary),
-                   "numbers": _number_names(items), "items": items}
-        return page(f"{bench.title} explorer", payload)
+        items = iter_explorer_items(bench, rows, predictions, scores,
+                                    (summary.get("predictions") or {}).get("diagnostic_case_ids"))
+        header = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary)}
+        return page(f"{bench.title} explorer", payload_json(header, items))
 
 
 @contextlib.contextmanager
@@ -139,10 +157,3 @@ def _no_cyclic_gc():
         if enabled:
             gc.enable()
 
-
-def _number_names(items: list[dict]) -> list[str]:
-    """The sortable numbers, in the order the benchmark first gives them."""
-    names: dict[str, None] = {}
-    for item in items:
-        names.update(dict.fromkeys(item["n"]))
-    return list(names)

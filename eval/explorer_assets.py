@@ -66,6 +66,8 @@ EXPLORER_JS = r"""
   "use strict";
   var DATA = JSON.parse(document.getElementById("explorer-data").textContent);
   var ITEMS = DATA.items, ROW = 46, MAXVALUES = 12;
+  var MAXMARKS = 5000;  // marks per text (search hits, whitespace): a hostile text stays cheap to show
+  var MAXCHARS = 100000;  // characters of a text drawn before a "show all" button
   var state = {sel: {}, q: "", sort: "", order: [], current: -1, showAll: {}, ws: null};
 
   function el(tag, cls, text) {
@@ -218,7 +220,8 @@ EXPLORER_JS = r"""
   function visibleWhitespace(text) {
     var frag = document.createDocumentFragment(), re = /( |\t|\n|\u3000|\u00a0)/g, last = 0, m;
     var marks = {" ": "\u00b7", "\t": "\u2192\t", "\n": "\u21b5\n", "\u3000": "\u25a1", "\u00a0": "\u2423"};
-    while ((m = re.exec(text)) !== null) {
+    var marked = 0;
+    while (marked++ < MAXMARKS && (m = re.exec(text)) !== null) {
       if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
       frag.appendChild(el("span", "wsmark", marks[m[0]]));
       last = m.index + 1;
@@ -231,8 +234,8 @@ EXPLORER_JS = r"""
     // lower-casing changes the length, since the offsets would no longer line up
     var q = state.q.toLowerCase(), lower = text.toLowerCase();
     if (!q || lower.length !== text.length || lower.indexOf(q) < 0) return document.createTextNode(text);
-    var frag = document.createDocumentFragment(), at = 0, found;
-    while ((found = lower.indexOf(q, at)) >= 0) {
+    var frag = document.createDocumentFragment(), at = 0, found, marked = 0;
+    while (marked++ < MAXMARKS && (found = lower.indexOf(q, at)) >= 0) {
       if (found > at) frag.appendChild(document.createTextNode(text.slice(at, found)));
       frag.appendChild(el("mark", null, text.slice(found, found + q.length)));
       at = found + q.length;
@@ -240,13 +243,20 @@ EXPLORER_JS = r"""
     if (at < text.length) frag.appendChild(document.createTextNode(text.slice(at)));
     return frag;
   }
-  function textBlock(text, lang, ws, name) {
+  function textBlock(text, lang, ws, name, whole) {
     var block = el("div", "text" + (ws ? " ws" : ""));
     block.setAttribute("dir", "auto");
     if (lang) block.setAttribute("lang", lang);
     if (name) block.setAttribute("data-text", name);
-    block.appendChild(ws ? visibleWhitespace(text) : highlighted(text));
-    return block;
+    var shown = (whole || text.length <= MAXCHARS) ? text : text.slice(0, MAXCHARS);
+    block.appendChild(ws ? visibleWhitespace(shown) : highlighted(shown));
+    if (shown.length === text.length) return block;
+    var wrap = el("div"), more = el("button", "link", "show the other " + (text.length - MAXCHARS) +
+                                     " characters (of " + text.length + ")");
+    more.addEventListener("click", function () { wrap.replaceWith(textBlock(text, lang, ws, name, true)); });
+    wrap.appendChild(block);
+    wrap.appendChild(more);
+    return wrap;
   }
   function checksTable(checks, stacked) {
     // stacked (several runs side by side): the reason goes on its own line under its check

@@ -14,8 +14,9 @@ header; every message that leaves this module is redacted of it (`eval.provider.
 The per-request timeout defaults to 60 s: a verdict is a few tokens (`{"quality": 1}`), and even a
 reasoning model at effort "none" behind a gateway answers one in seconds; a minute leaves room
 for a slow queue, while a hung provider is noticed in a minute rather than in two per attempt.
-A gateway that holds over-limit requests longer than the timeout (LiteLLM: ~180 s) needs a
-larger --judge-timeout, or each held request is sent again.
+A gateway that holds over-limit requests longer than the timeout (LiteLLM: up to ~180 s) needs a
+larger --judge-timeout: otherwise the held requests time out and, with nothing succeeding for the
+deadline, the run aborts with a hint naming --judge-timeout (docs/judge-faults.md).
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ from pathlib import Path
 RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "summary.json")
 # Signals that stop a run (SPEC §11); held back while the result files are renamed into place.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Set by the scripts' edge (eval/exits.py): once the results are in place the run is done, so the
+# stop signals are ignored from then on (a late one would otherwise say "no result was written").
+SETTLE_AFTER_RESULTS = False
 
 
 def _temporary_copy(path: Path, text: str) -> Path:
@@ -62,19 +65,21 @@ def remove_previous_results(output_dir: Path) -> None:
 
 @contextlib.contextmanager
 def _stop_signals_held():
-    """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only); one that arrives
-    meanwhile is taken off the queue at the end: the results are whole by then, the run is done."""
+    """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only: Python runs every
+    handler there, whichever thread the kernel picked). One that arrives meanwhile is only noted:
+    the results are whole when the block ends, so the run is done and the signal changes nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    held: list[int] = []
+    previous = {signum: signal.signal(signum, lambda signum, frame: held.append(signum)) for signum in STOP_SIGNALS}
+    placed = False
     try:
         yield
-        late = signal.sigpending() & set(STOP_SIGNALS)
-        for signum in late:
-            signal.sigtimedwait([signum], 0)
+        placed = True
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_IGN if placed and SETTLE_AFTER_RESULTS else handler)
 
 
 def write_results(output_dir: Path, texts: dict[str, str]) -> None:

@@ -161,7 +161,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                  "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score["status"] == "missing" for score in scores),
-                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row))
+                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row),
+                                           bench.diagnostics_target(row))
                                           for row in rows], [row["case_id"] for row in rows]),
         **bench.settings(config),
         **({} if release is None else {"protocol": protocol_block(release)}),

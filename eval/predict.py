@@ -30,6 +30,7 @@ from eval.openai_api import (  # noqa: F401  (CHAT, RESPONSES, responses_input: 
     Endpoint,
     CHAT,
     CONTEXT_WINDOW,
+    GATEWAY_HEADER,
     REASONING_EFFORTS,
     RESPONSES,
     Answer,
@@ -354,6 +355,7 @@ def build_meta(settings: PredictSettings, *, inputs_path: Path, inputs_sha256: s
     counts, usage, models = count_records(records)
     counts = {"inputs": n_inputs, **counts}
     reported = max(models, key=models.get) if models else None
+    split = sum(bool((record.get("response") or {}).get("reasoning_split_by_gateway")) for record in records)
     return {
         "tool": "predict.py",
         "format": META_FORMAT,
@@ -372,7 +374,40 @@ def build_meta(settings: PredictSettings, *, inputs_path: Path, inputs_sha256: s
         "usage": usage,
         "inputs": {"path": str(inputs_path), "sha256": inputs_sha256, "rows": n_inputs},
         "runs": runs,
+        "gateway": gateway_of(engine, split),
+        "warnings": provenance_warnings(settings.model, reported, engine, split),
     }
+
+
+def gateway_of(engine: dict | None, split: int) -> dict | None:
+    """What a gateway in front of the engine says of itself and of what it changed: LiteLLM's
+    version, the upstream model and server it routed to, and how many answers came back with the
+    reasoning split off the content (LiteLLM strips `<think>` blocks from chat content)."""
+    engine = engine or {}
+    if f"header.{GATEWAY_HEADER}" not in engine:
+        return None
+    return {"kind": "litellm", "version": engine.get(f"header.{GATEWAY_HEADER}"),
+            "upstream_model": engine.get("header.x-litellm-model-name"),
+            "upstream_server": engine.get("header.llm_provider-server"),
+            "answer_channel_altered": split > 0, "answers_with_reasoning_split_off": split}
+
+
+def provenance_warnings(model: str, reported: str | None, engine: dict | None, split: int) -> list[str]:
+    """What the provenance itself says may be wrong: a model name the server does not serve (it
+    answered anyway), or a gateway that altered the answer text."""
+    warnings = []
+    served = (engine or {}).get("id")
+    listed = (engine or {}).get("listed_models")
+    if isinstance(served, str) and served != model:
+        warnings.append(f"--model {model!r} is not the model the server lists ({served!r}); it answered anyway: "
+                        "check the name")
+    elif isinstance(listed, list) and model not in listed:
+        warnings.append(f"--model {model!r} is not among the models the server lists ({', '.join(listed[:5])}); "
+                        "check the name")
+    if split:
+        warnings.append(f"the gateway returned {split} answer(s) with the reasoning split off the content (LiteLLM "
+                        "strips <think>...</think>): these predictions can differ from the model's direct output")
+    return warnings
 
 
 def rejection_error(error, settings: PredictSettings, case_id: str) -> HarnessError:
@@ -491,7 +526,10 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                           f"{settings.endpoint_kind} response: {error}", secrets, 500),
                                    hint="check MODEL_API_BASE (an OpenAI-compatible API) and --endpoint; the "
                                         "answers received so far are saved: rerun to resume") from None
-            writer.write(answer_record(answer, row.case_id))
+            record = answer_record(answer, row.case_id)
+            if answer.reasoning_chars is not None and GATEWAY_HEADER in reply.headers:
+                record["response"]["reasoning_split_by_gateway"] = True  # LiteLLM moves <think> out of the content
+            writer.write(record)
             state.written += 1
             bar.update(1)
 
@@ -631,6 +669,8 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
         if meta["complete"]:  # the final pass: one atomic rewrite in input order
             write_atomic(output_path, "".join(jsonl_line(record) for record in records))
         write_atomic(meta_path, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    for warning in meta["warnings"]:
+        notify(f"warning: {warning}")
     if signum is not None:
         raise Interrupted(signum, len(records), len(inputs))
     if isinstance(state.first_error, HarnessError):

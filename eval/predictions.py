@@ -68,7 +68,8 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
     return predictions, len(entries)
 
 
-DIAGNOSTICS = ("code_fence", "think_block", "text_around_json")
+DIAGNOSTICS = ("code_fence", "think_block", "text_around_json", "source_script", "echoes_source")
+ECHO_MIN_CHARS = 10  # a source with fewer letters is often kept as it is (a name, code, a number): no echo
 
 
 def predictions_block(path: Path, lines: int, missing: int, scored: list[tuple[str | None, str]],
@@ -83,9 +84,9 @@ def predictions_block(path: Path, lines: int, missing: int, scored: list[tuple[s
     """
     counts: dict[str, int] = dict.fromkeys(DIAGNOSTICS, 0)
     named: dict[str, list[str]] = {name: [] for name in DIAGNOSTICS}
-    for position, (prediction, source_text) in enumerate(scored):
+    for position, (prediction, source_text, *target) in enumerate(scored):
         if not is_missing(prediction):
-            for name, present in wrapper_diagnostics(prediction, source_text).items():
+            for name, present in wrapper_diagnostics(prediction, source_text, *target).items():
                 counts[name] += present
                 if present and case_ids is not None:
                     named[name].append(case_ids[position])
@@ -101,17 +102,72 @@ def is_missing(prediction: str | None) -> bool:
     return prediction is None or not prediction.strip()
 
 
-def wrapper_diagnostics(prediction: str, source_text: str = "") -> dict[str, bool]:
-    """Which kinds of wrapper a prediction carries; reported, never scored (SPEC §6).
+def wrapper_diagnostics(prediction: str, source_text: str = "", target_lang: str | None = None) -> dict[str, bool]:
+    """Which kinds of wrapper a prediction carries, and whether it translated at all; reported,
+    never scored (SPEC §6).
 
     A fence or `<think>` block that the source itself contains (a Markdown code block, say) is
-    content, not a wrapper, and is not counted.
+    content, not a wrapper, and is not counted. `source_script`: the prediction is written mostly
+    in the source's script, which is not a script of `target_lang` (a model that answered in the
+    source language); `echoes_source`: the whole source text (10 characters or more) stands in
+    the prediction (a model that repeated its prompt); a source of fewer than 10 letters (code, a
+    name, a number) is often rightly kept as it is and is not counted.
     """
+    stripped = source_text.strip()
     return {
         "code_fence": bool(_FENCE.search(prediction)) and not _FENCE.search(source_text),
         "think_block": _has_think_block(prediction) and not _has_think_block(source_text),
         "text_around_json": _has_text_around_json(prediction) and not _is_json(prediction),
+        "source_script": _in_source_script(prediction, source_text, target_lang),
+        "echoes_source": (len(stripped) >= ECHO_MIN_CHARS and stripped in prediction
+                          and sum(script_counts(stripped).values()) >= ECHO_MIN_CHARS),
     }
+
+
+# Scripts by code point (the letters that tell languages apart); every other character is ignored.
+_SCRIPT_RANGES = ((0x0041, 0x024F, "Latin"), (0x0400, 0x04FF, "Cyrillic"), (0x0600, 0x06FF, "Arabic"),
+                  (0x0900, 0x097F, "Devanagari"), (0x0E00, 0x0E7F, "Thai"), (0x1100, 0x11FF, "Hangul"),
+                  (0x3040, 0x30FF, "Kana"), (0x3400, 0x4DBF, "Han"), (0x4E00, 0x9FFF, "Han"),
+                  (0xAC00, 0xD7AF, "Hangul"))
+_TARGET_SCRIPTS = {"zh": {"Han"}, "ja": {"Han", "Kana"}, "ko": {"Hangul", "Han"}, "ru": {"Cyrillic"},
+                   "ar": {"Arabic"}, "th": {"Thai"}, "hi": {"Devanagari"}}  # any other code: Latin
+
+
+def _script_of(character: str) -> str | None:
+    point = ord(character)
+    if point < 0x41 or (0x5B <= point <= 0x60) or (0x7B <= point <= 0xBF):
+        return None  # digits, punctuation, symbols
+    for low, high, name in _SCRIPT_RANGES:
+        if low <= point <= high:
+            return name
+    return None
+
+
+def script_counts(text: str) -> dict[str, int]:
+    """How many of the text's letters each script has."""
+    counts: dict[str, int] = {}
+    for character in text:
+        script = _script_of(character)
+        if script is not None:
+            counts[script] = counts.get(script, 0) + 1
+    return counts
+
+
+def _in_source_script(prediction: str, source_text: str, target_lang: str | None) -> bool:
+    """The source's script is not the target's, and the prediction has almost no letter of the
+    target's script (under 5%) while most are the source's: markup, keys and names in another
+    script beside a real translation do not count."""
+    if not target_lang or not source_text:
+        return False
+    source_counts = script_counts(source_text)
+    targets = _TARGET_SCRIPTS.get(target_lang, {"Latin"})
+    source = max(source_counts, key=source_counts.get) if source_counts else None
+    if source is None or source in targets:
+        return False
+    counts = script_counts(prediction)
+    letters = sum(counts.values())
+    in_target = sum(counts.get(script, 0) for script in targets)
+    return letters > 0 and in_target < 0.05 * letters and counts.get(source, 0) > 0.5 * letters
 
 
 def _is_json(text: str) -> bool:

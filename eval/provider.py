@@ -211,7 +211,8 @@ class ProviderHealth:
     - A 429 pauses the pool until the announced time (or for a short blind pause, doubling while
       429s keep coming) and halves the concurrency limit; each success adds 1/limit to it. A 429
       before any success, or a second burst of 429s with no success between, drops the limit to
-      one request at a time (a probe), so a provider that only rate-limits costs few requests.
+      one request at a time (a probe, at least `cooldown_s` doubling to `cooldown_max_s` apart),
+      so a provider that only rate-limits costs few requests.
     """
 
     def __init__(self, host: str, *, max_concurrency: int, deadline_s: float = 30.0,
@@ -260,6 +261,7 @@ class ProviderHealth:
         self.last_cause = ""
         self.quiet_since: float | None = None  # when the first non-success since the last success landed
         self.quiet_kinds: set[str] = set()  # what those were: timeout, unreachable, transport, http, rate_limited
+        self.rate_probe_gap = cooldown_s  # the least pause between 429 probes while nothing succeeds (doubles)
         self.down: ProviderDown | None = None
         self.stopped: BaseException | None = None
         self._changed: asyncio.Event | None = None
@@ -343,6 +345,7 @@ class ProviderHealth:
     def _heard(self) -> None:
         self.quiet_since = None
         self.quiet_kinds = set()
+        self.rate_probe_gap = self.cooldown_s
 
     def stop(self, reason: BaseException) -> None:
         """The run is stopping for its own reason (an invalid verdict, Ctrl-C): from now on
@@ -458,10 +461,17 @@ class ProviderHealth:
         self.rate_limited += 1
         self.last_cause = cause
         self._close()
+        probing = False
         if ticket.started >= self.last_cut_at:  # one cut per burst, not one per rejected request
             again = self.quiet_since is not None and "rate_limited" in self.quiet_kinds
-            self.limit = 1.0 if (again or not self.ever_succeeded) else max(1.0, self.limit / 2)
+            probing = again or not self.ever_succeeded
+            self.limit = 1.0 if probing else max(1.0, self.limit / 2)
             self.last_cut_at = now
+        if probing:  # nothing succeeds: one probe at a time, 1, 2, 4, 8 s apart as the breaker's, but the
+            # last one no later than the deadline (an announced wait is still honoured in full)
+            left = (self.quiet_since if self.quiet_since is not None else now) + self.deadline_s - now
+            wait_s = max(wait_s or 0.0, min(self.rate_probe_gap, max(0.0, left)))
+            self.rate_probe_gap = min(self.rate_probe_gap * 2, self.cooldown_max_s)
         self._quiet(now, "rate_limited")
         if wait_s is None:
             wait_s = self.blind_pause * random.uniform(0.8, 1.2)

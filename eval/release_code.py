@@ -21,16 +21,18 @@ from eval.errors import ConfigError
 
 @dataclass(frozen=True)
 class ReleaseCounter:
-    """The release's counting function, called as the release calls it, one call at a time."""
+    """The release's counting function, called as the release's scorer calls it (the language by
+    keyword or by position), one call at a time."""
 
     function: Callable
     module_file: Path
     lock: threading.Lock
+    lang_by_keyword: bool
 
     def __call__(self, text: str, lang: str) -> int:
         with self.lock:
             try:
-                count = self.function(text, lang=lang)
+                count = self.function(text, lang=lang) if self.lang_by_keyword else self.function(text, lang)
             except Exception as error:  # the release's code on a model's text: one clear abort, no traceback
                 raise ConfigError(f"release protocol: {self.module_file}: the release's syllable counter raised "
                                   f"{type(error).__name__}: {str(error)[:200]} on a {lang} text of {len(text)} "
@@ -43,7 +45,8 @@ class ReleaseCounter:
         return count
 
 
-def load_counter(path: Path, module_name: str, function_name: str, siblings: tuple[str, ...] = ()) -> ReleaseCounter:
+def load_counter(path: Path, module_name: str, function_name: str, siblings: tuple[str, ...] = (),
+                 lang_by_keyword: bool = False) -> ReleaseCounter:
     """Import `path` as `module_name` and return its `function_name`.
 
     `siblings` are modules of the same folder that the file imports by their own top-level names;
@@ -84,4 +87,4 @@ def load_counter(path: Path, module_name: str, function_name: str, siblings: tup
         names = ", ".join(sorted(name for name in vars(module) if not name.startswith("_"))[:20])
         raise ConfigError(f"release protocol: {path}: expected a function {function_name}; found: {names}",
                           "point --release-dir at the official release folder")
-    return ReleaseCounter(function, path, threading.Lock())
+    return ReleaseCounter(function, path, threading.Lock(), lang_by_keyword)

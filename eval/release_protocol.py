@@ -107,7 +107,8 @@ def report_lines(block: dict) -> list[str]:
     lines = ["", "## Protocol: release", "",
              f"protocol: release (Judge prompts, requests and reply parsing read from {block['release_dir']})", ""]
     lines += [f"- `{path}` sha256 `{entry['sha256']}`"
-              + ("" if entry["matches_examined_copy"] else " (differs from the copy the harness's facts were checked on)")
+              + ("" if entry["matches_examined_copy"]
+                 else " (differs from the copy the harness's facts were checked on)")
               for path, entry in block["files"].items()]
     matching = sum(entry["matches_examined_copy"] for entry in block["templates"].values())
     lines += ["", f"Judge templates as read: {matching} of {len(block['templates'])} identical to the ones the "

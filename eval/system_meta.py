@@ -17,7 +17,7 @@ from typing import Callable
 from eval.outputs import jsonl_line
 
 SYSTEM_FIELDS = ("model", "model_reported", "models_reported", "endpoint_kind", "host", "params", "engine",
-                 "started_at", "finished_at", "complete", "counts", "usage")
+                 "started_at", "finished_at", "complete", "counts", "usage", "gateway")
 
 
 def meta_path_for(predictions_path: Path) -> Path:
@@ -54,7 +54,8 @@ def load_system_meta(predictions_path: Path, expected_inputs_sha256: str | None)
     system["inputs_sha256"] = recorded
     system["inputs_match"] = None if expected_inputs_sha256 is None else recorded == expected_inputs_sha256
     system["meta_path"] = str(path)
-    warnings = []
+    warnings = [f"{path.name}: {warning}" for warning in (meta.get("warnings") if isinstance(meta.get("warnings"), list) else [])
+                if isinstance(warning, str)]
     if system["inputs_match"] is False:
         warnings.append(f"{path.name}: the predictions answer other inputs (sha256 {str(recorded)[:12]}) than the "
                         f"scored data's model inputs ({expected_inputs_sha256[:12]}): other data, another --limit, "

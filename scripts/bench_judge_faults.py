@@ -6,7 +6,7 @@ child process against tests/judge_server.py in its own process.
 The data file is the bundled rows repeated with fresh case_ids; every prediction carries its row
 number, so every prompt is distinct (no cache hit, no in-flight sharing). For each fault it
 prints the wall time of the run, its exit status, the requests the server received, requests per
-needed verdict, whether result files were written and whether any 12-character piece of the key
+needed verdict, whether result files were written and whether any 8-character piece of the key
 appeared in the output, the logs or the output directory. The rate-limit rows compare the
 completion time under a limit of `--rate` requests per second (fixed one-second windows) with
 the ideal, needed / rate.
@@ -58,7 +58,7 @@ def evaluate(data: Path, predictions: Path, out: Path, cache: Path, base_url: st
     exposed = process.stdout + process.stderr + "".join(
         (out / name).read_text(encoding="utf-8", errors="replace") for name in files if (out / name).is_file())
     exposed += cache.read_bytes().decode("utf-8", "replace") if cache.exists() else ""
-    pieces = {KEY[i:i + 12] for i in range(len(KEY) - 11)}
+    pieces = {KEY[i:i + 8] for i in range(len(KEY) - 7)}
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8")) if (out / "summary.json").exists() else None
     return {"wall_s": wall, "ended_at": ended, "exit": process.returncode, "stderr": process.stderr.strip(),
             "results_written": any(name in files for name in RESULT_FILES),
@@ -113,6 +113,28 @@ def main(argv: list[str] | None = None) -> int:
             rerun = run("dies-rerun", "none", cache=cache, port=died["port"], note="healthy rerun on the same cache")
             rerun["missing"] = needed - (rerun["summary"]["judge"]["cache_hits"] if rerun["summary"] else 0)
             table.append(rerun)
+        if wanted("only-429"):
+            table.append(run("only-429", "only-429", note="every request 429, Retry-After 1"))
+        if wanted("only-429-deadline-8"):
+            table.append(run("only-429-deadline-8", "only-429", "--judge-deadline", "8",
+                             note="every request 429, Retry-After 1; --judge-deadline 8"))
+        if wanted("cooling"):
+            table.append(run("cooling", "cooling:5", note='LiteLLM: 429 "No deployments available", retry in 5 s'))
+        if wanted("slow"):
+            table.append(run("slow", "hang", "--judge-timeout", "20", "--judge-deadline", "8",
+                             note="never answers; --judge-timeout 20 longer than --judge-deadline 8"))
+        if wanted("param-500"):
+            table.append(run("param-500", "param-500", note="HTTP 500 validation error for a body field"))
+        if wanted("invalid"):
+            result = run("invalid", "invalid", note="the same invalid verdict every time, valid on the repair")
+            repairs = (result["summary"] or {}).get("judge", {}).get("repairs") if result["summary"] else None
+            result["note"] += f"; repairs {repairs}"
+            table.append(result)
+        if wanted("invalid-repairs-0"):
+            table.append(run("invalid-repairs-0", "invalid", "--judge-repairs", "0",
+                             note="the same invalid verdict; --judge-repairs 0"))
+        if wanted("invalid-always"):
+            table.append(run("invalid-always", "invalid-always", note="invalid on the repair turn too"))
         if wanted("key-echo"):
             table.append(run("key-echo", "key-echo", note="401 quoting the Authorization header"))
         for header in ("retry-after", "retry-after-date", "retry-after-ms", "x-ratelimit-reset-requests",

@@ -58,10 +58,13 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                             "tests/insttrans/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
     # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
     # what it reads of each benchmark) and the strict rules.
-    "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_faults.py", "tests/test_predict.py"),
-    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client.py", "tests/test_judge_faults.py",
-                             "tests/test_pipeline_judge.py"),
-    "eval/outputs.py": ("tests/test_outputs.py", "tests/test_pipeline.py"),
+    "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
+                         "tests/test_predict_providers.py", "tests/test_predict.py"),
+    "eval/openai_api.py": ("tests/test_predict_providers.py", "tests/test_judge_verdicts.py", "tests/test_provider.py",
+                           "tests/test_judge_providers.py", "tests/test_predict.py"),
+    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client.py", "tests/test_judge_providers.py",
+                             "tests/test_judge_faults.py", "tests/test_pipeline_judge.py"),
+    "eval/outputs.py": ("tests/test_outputs.py", "tests/test_state_and_files.py", "tests/test_pipeline.py"),
     "eval/compare.py": ("tests/test_compare.py", "tests/test_leaderboard.py"),
     "eval/pairing.py": ("tests/test_compare.py",),
     "eval/insttrans/compare.py": ("tests/test_compare.py",),

@@ -150,7 +150,12 @@ def marked_score(candidate: str, letter: str) -> float:
 
 
 def verdict_text(prompt: str) -> str:
-    """A valid verdict for `prompt`, scores chosen by the candidate's markers."""
+    """A valid verdict for `prompt`, scores chosen by the candidate's markers (IFMTBench's two
+    kinds: full marks; tests/ifmtbench/helpers.py chooses them by markers)."""
+    if '{"glossary": G}' in prompt:  # IFMTBench's glossary fallback: 0 or 1
+        return json.dumps({"glossary": 1})
+    if '{"scores": {"style": S, "background": S}}' in prompt:  # IFMTBench's rubric: 0-5 or null
+        return json.dumps({"scores": {"style": 5, "background": 5}})
     candidate = candidate_of(prompt)
     ids = soft_ids_of(prompt)
     if ids:

@@ -13,6 +13,10 @@ request's instance by its messages and answers in the instance's mode:
 - `empty`, `refuse`: an empty answer, a refusal;
 - `error`: HTTP 500; `hang`: accepts and never answers.
 
+With `gateway=True` it answers as LiteLLM in front of it does: `x-litellm-version`,
+`x-litellm-model-name` (the upstream model) and `llm_provider-server` headers, and a `<think>`
+block moved out of the chat content into `reasoning_content`.
+
 In tests: `with ModelServer(rows, modes={"case-1": "truncate"}) as server: ... server.base_url`.
 As a process: `python tests/model_server.py --data data/test.jsonl --latency 0.1` prints `port N`.
 """
@@ -21,8 +25,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -67,13 +73,14 @@ class ModelServer(JudgeServer):
 
     def __init__(self, rows: list[dict] = (), *, mode: str = "reference", modes: dict[str, str] | None = None,
                  latency: float = 0.0, die_after: int | None = None, model_id: str | None = None,
-                 engine: str = ENGINE):
+                 engine: str = ENGINE, gateway: bool = False):
         super().__init__(self.answer, latency=latency, die_after=die_after)
         self.by_messages = {messages_key(row["messages"]): row for row in rows}
         self.mode = mode
         self.modes = dict(modes or {})
         self.model_id = model_id
         self.engine = engine
+        self.gateway = gateway
 
     def posts(self) -> list[Recorded]:
         return [request for request in self.requests if request.method == "POST"]
@@ -85,8 +92,12 @@ class ModelServer(JudgeServer):
 
     def answer(self, request: Recorded) -> Reply:
         headers = {"server": f"{self.engine}/1.0"}
+        if self.gateway:
+            headers = {"server": "uvicorn", "x-litellm-version": "1.108.7",
+                       "x-litellm-model-name": f"hosted_vllm/{self.model_id or 'stand-in'}",
+                       "llm_provider-server": f"{self.engine}/1.0"}
         if request.method == "GET" and request.path.endswith("/models"):
-            model = self.model_id or "stand-in-model"
+            model = self.model_id or "stand-in"
             return Reply(body={"object": "list", "data": [
                 {"id": model, "object": "model", "owned_by": self.engine, "root": f"/models/{model}",
                  "max_model_len": 8192, "created": 1764547200}]}, headers=headers)
@@ -110,6 +121,9 @@ class ModelServer(JudgeServer):
             reasoning = f"The user wants a translation; I will keep every constraint. ({len(reference)} chars)"
         elif mode == "think-inline":
             text = "<think>\nkeep the format\n</think>\n\n" + reference
+            if self.gateway and not request.path.endswith("/responses"):  # LiteLLM strips the block
+                found = re.match(r"\s*<think>(.*?)</think>\s*", text, re.S)
+                reasoning, text = found.group(1).strip(), text[found.end():]
         elif mode == "truncate":
             text = reference[: max(1, len(reference) // 2)]
         elif mode == "empty":
@@ -128,7 +142,7 @@ class ModelServer(JudgeServer):
             output.append({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
                            "content": content})
             return Reply(body={
-                "id": "resp_1", "object": "response", "model": model,
+                "id": "resp_1", "object": "response", "created_at": int(time.time()), "model": model,
                 "status": "incomplete" if cut else "completed",
                 "incomplete_details": {"reason": "max_output_tokens"} if cut else None, "output": output,
                 "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out + tokens_reasoning,
@@ -138,7 +152,7 @@ class ModelServer(JudgeServer):
         if reasoning:
             message["reasoning" if mode == "reasoning-field" else "reasoning_content"] = reasoning
         return Reply(body={
-            "id": "chatcmpl-1", "object": "chat.completion", "model": model,
+            "id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": "length" if cut else "stop"}],
             "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out + tokens_reasoning,
                       "completion_tokens_details": {"reasoning_tokens": tokens_reasoning},

@@ -509,3 +509,70 @@ def test_a_metric_where_smaller_is_better_says_so_beside_its_delta(tmp_path):
                                     write_sandglass_run(tmp_path / "b", items)], resamples=100))
     marked = [line for line in report.split("\n") if line.endswith("(lower is better)")]
     assert marked and all("mean_abs_dev" in line for line in marked)
+
+
+def test_the_documented_defaults_are_the_ones_used(tmp_path):
+    """docs/compare.md: seed 12345 and 10,000 resamples unless --seed / --resamples say otherwise."""
+    a = write_run(tmp_path / "a", rows_with([True, False] * 5))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 5))
+    result = compare([a, b])
+    assert (result["seed"], result["resamples"]) == (12345, 10000)
+    assert result["metrics"] == compare([a, b], seed=12345, resamples=10000)["metrics"]
+
+
+def test_unpaired_ids_are_named_five_at_most(tmp_path):
+    rows = rows_with([True] * 20)
+    a = write_run(tmp_path / "a", rows)
+    for missing, shown in ((5, "c0015, c0016, c0017, c0018, c0019)"), (6, "c0014, c0015, c0016, c0017, c0018 …)")):
+        b = write_run(tmp_path / f"b{missing}", rows[:-missing])
+        with pytest.raises(CompareError) as refused:
+            compare([a, b], resamples=100)
+        assert f"{missing} case_ids only in a ({shown}" in str(refused.value)
+
+
+def test_runs_without_a_common_case_id_are_refused_even_when_forced(tmp_path):
+    a = write_run(tmp_path / "a", rows_with([True] * 4))
+    b = write_run(tmp_path / "b", [score_row(f"other{index}", True) for index in range(4)])
+    with pytest.raises(CompareError, match="have no case_id in common"):
+        compare([a, b], resamples=100, force=True)
+
+
+def test_agreement_of_no_labels_is_undefined_not_an_error():
+    assert cohen_kappa([], []) is None
+    assert agreement([], []) == {"n": 0, "exact_match": None, "kappa": None, "confusion": {}}
+
+
+def test_the_interval_and_p_value_are_rounded_to_six_decimals():
+    """Sevenths never end: a rounding to five or seven places would show."""
+    units = {"m": UnitValues([0.0] * 7, [1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0], [1.0] * 7)}
+    stats = paired_statistics(units, resamples=700, seed=1)["m"]
+    assert stats == {"a": 0.0, "b": 0.571429, "delta": 0.571429, "ci95": [0.285714, 0.857143], "p_value": 0.142653,
+                     "n": 7}
+
+
+def test_one_run_is_not_a_comparison(tmp_path):
+    with pytest.raises(CompareError, match="give at least two runs"):
+        compare([write_run(tmp_path / "a", rows_with([True]))])
+
+
+def test_the_table_prints_each_row_with_its_interval_and_the_footer_names_the_test(tmp_path):
+    from eval.compare import format_comparison
+
+    line = format_comparison(_comparison([0.5]))[-1]
+    assert line.split() == ["m0", "10", "0.5000", "0.6000", "+0.1000", "[+0.0100,", "+0.2000]", "0.5000"]
+    a = write_run(tmp_path / "a", rows_with([True, False] * 10))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 10))
+    report = format_report(compare([a, b], resamples=200, seed=7)).split("\n")
+    assert [line.split()[0] for line in report if line.startswith("    ")] == ["format_preserve", "style_consistency"]
+    assert report[-1].startswith("* p < 0.05, ** p < 0.01 (paired approximate randomization, 200 resamples, seed 7)")
+
+
+def test_main_returns_0_and_writes_the_json_result(tmp_path, capsys):
+    from eval.compare import main
+
+    a = write_run(tmp_path / "a", rows_with([True, False] * 5))
+    b = write_run(tmp_path / "b", rows_with([True, True] * 5))
+    out = tmp_path / "result.json"
+    assert main([str(a), str(b), "--resamples", "100", "--json", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["resamples"] == 100
+    assert capsys.readouterr().out.rstrip().endswith(f"wrote {out}")

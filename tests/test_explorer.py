@@ -24,12 +24,15 @@ from eval.explorer import embed_json, page
 from eval.failures import failure_reason
 from eval.outputs import RESULT_FILES
 from judge_server import JudgeServer
+from tests.ifmtbench.helpers import ifmt_handler
 from conftest import make_row, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 IT_DATA, IT_PREDICTIONS = ROOT / "data" / "test.jsonl", ROOT / "data" / "example_predictions.jsonl"
 SG_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
 SG_PREDICTIONS = ROOT / "data" / "sandglass" / "example_predictions.jsonl"
+IF_PREDICTIONS = ROOT / "data" / "ifmtbench" / "example_predictions.jsonl"
+IF_FLAGS = ("--benchmark", "ifmtbench", "--judge-backoff", "0.001")
 HOSTILE = ('</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
            '<!-- <svg onload=window.__pwned=3> &amp; \u2028 end')
 NO_BROWSER = unavailable_reason()
@@ -45,13 +48,28 @@ def read_scores(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
 
 
+def text_field(row: dict) -> str:
+    """Where a predictions line holds its text: `prediction`, or IFMTBench's `response`."""
+    return "prediction" if "case_id" in row else "response"
+
+
 def read_predictions(path: Path) -> dict:
+    """{case_id: text} of a predictions file; IFMTBench's original lines as {(md5, instruction_lang): text}."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-    return {row["case_id"]: row.get("prediction") for row in rows}
+    return {row["case_id"] if "case_id" in row else (row["md5"], row.get("instruction_lang")): row.get(text_field(row))
+            for row in rows}
 
 
-def evaluate_run(out: Path, data: Path, predictions: Path, *extra: str) -> Path:
-    assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
+def prediction_for(score: dict, predictions: dict):
+    """The text a score row was scored on, from read_predictions' map."""
+    key = (score["md5"], score.get("instruction_lang")) if "md5" in score else score["case_id"]
+    return predictions.get(key)
+
+
+def evaluate_run(out: Path, data: Path | None, predictions: Path, *extra: str) -> Path:
+    """evaluate.py on `data` (None: the benchmark named in `extra`, with its bundled data)."""
+    where = [] if data is None else ["--data", str(data)]
+    assert run_cli(evaluate.main, [*where, "--predictions", str(predictions), "--output-dir", str(out),
                                    "--quiet", *extra]) == 0
     return out
 
@@ -60,10 +78,11 @@ def perturbed(source: Path, target: Path, every: int = 7) -> Path:
     """A second system: every `every`-th prediction cut in half, every 11th dropped."""
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").split("\n") if line]
     for index, row in enumerate(rows):
-        if row.get("prediction") and index % every == 0:
-            row["prediction"] = row["prediction"][: len(row["prediction"]) // 2]
+        field = text_field(row)
+        if row.get(field) and index % every == 0:
+            row[field] = row[field][: len(row[field]) // 2]
         elif index % 11 == 0:
-            row["prediction"] = None
+            row[field] = None
     return write_jsonl(target, rows)
 
 
@@ -81,6 +100,11 @@ def runs(tmp_path_factory):
                                      "--judge-backoff", "0.001"),
                 "sg_b": evaluate_run(base / "sg_b", SG_DATA, perturbed(SG_PREDICTIONS, base / "sg_b.jsonl"),
                                      "--judge-backoff", "0.001")}
+    with pytest.MonkeyPatch.context() as patch, JudgeServer(ifmt_handler) as server:
+        patch.setenv("JUDGE_API_KEY", "sk-explorer-test")
+        patch.setenv("JUDGE_API_BASE", server.base_url)
+        made["if"] = evaluate_run(base / "if", None, IF_PREDICTIONS, *IF_FLAGS)
+        made["if_b"] = evaluate_run(base / "if_b", None, perturbed(IF_PREDICTIONS, base / "if_b.jsonl"), *IF_FLAGS)
     return made
 
 
@@ -92,7 +116,8 @@ def test_explorer_html_is_a_result_file_written_before_the_summary():
     assert "explorer.html" in RESULT_FILES and RESULT_FILES[-1] == "summary.json"
 
 
-@pytest.mark.parametrize("name, predictions", [("it", IT_PREDICTIONS), ("sg", SG_PREDICTIONS)])
+@pytest.mark.parametrize("name, predictions", [("it", IT_PREDICTIONS), ("sg", SG_PREDICTIONS),
+                                               ("if", IF_PREDICTIONS)])
 def test_every_instance_is_on_the_page_with_its_prediction_and_status(runs, name, predictions):
     out = runs[name]
     scores, page_data = read_scores(out), payload_of((out / "explorer.html").read_text(encoding="utf-8"))
@@ -100,7 +125,7 @@ def test_every_instance_is_on_the_page_with_its_prediction_and_status(runs, name
     assert [item["id"] for item in page_data["items"]] == [score["case_id"] for score in scores]
     for item, score in zip(page_data["items"], scores):
         assert item["f"]["status"] == score["status"]
-        assert item["p"][0]["pr"] == expected.get(score["case_id"])
+        assert item["p"][0]["pr"] == prediction_for(score, expected)
 
 
 def test_each_insttrans_constraint_has_its_verdict_and_reason(runs):
@@ -196,7 +221,7 @@ def flips_from_scores(a: Path, b: Path) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("a, b", [("it", "it_b"), ("sg", "sg_b")])
+@pytest.mark.parametrize("a, b", [("it", "it_b"), ("sg", "sg_b"), ("if", "if_b")])
 def test_the_compare_page_lists_exactly_the_flips_of_the_scores(runs, a, b, tmp_path):
     expected = flips_from_scores(runs[a], runs[b])
     assert expected  # the perturbation changed something
@@ -247,6 +272,13 @@ def choose(driver, facet: str, value: str) -> None:
         .locator("input").check()
 
 
+def facet_count(driver, facet: str, value: str) -> int:
+    group = driver.locator("details.facet").filter(
+        has=driver.locator("summary", has_text=re.compile(f"^{re.escape(facet)}$")))
+    label = group.locator("label").filter(has=driver.locator("span.fv", has_text=re.compile(f"^{re.escape(value)}$")))
+    return int(label.locator("span.fc").text_content())
+
+
 def open_first_row(driver) -> str:
     driver.locator("#spacer .row").first.click()
     if driver.locator("#show-ws").is_checked():
@@ -263,7 +295,13 @@ def test_browser_insttrans_facet_search_count_and_an_instance(runs):
         errors = open_page(driver, runs["it"] / "explorer.html")
         assert visible_count(driver) == len(scores)
         choose(driver, "outcome", "hard fail")
-        assert visible_count(driver) == sum(s["status"] == "ok" and not s["hard_pass"] for s in scores)
+        failing = [s for s in scores if s["status"] == "ok" and not s["hard_pass"]]
+        assert visible_count(driver) == len(failing)
+        for constraint in ("format_preserve", "layout_break"):  # the other facets' counts follow the filter
+            assert facet_count(driver, "constraint", constraint) == sum(constraint in s["constraint_ids"]
+                                                                        for s in failing)
+        assert facet_count(driver, "outcome", "hard pass") == sum(s["status"] == "ok" and s["hard_pass"]
+                                                                  for s in scores)  # what choosing it would add
         driver.fill("#search", "itb-social")
         assert visible_count(driver) == len(expected) > 0
         case_id = open_first_row(driver)
@@ -299,6 +337,33 @@ def test_browser_sandglass_facet_search_count_and_an_item(runs):
         driver.select_option("#sort", "-dev")  # largest deviation first, ties in data order
         worst = sorted(expected, key=lambda s: -s["dev"])[0]["case_id"]
         assert driver.locator("#spacer .row .id").first.text_content() == worst
+    assert errors == []
+
+
+@browser
+def test_browser_ifmtbench_facets_search_count_and_a_row(runs):
+    from eval.ifmtbench.report import failure_reason as ifmt_reason
+
+    scores = read_scores(runs["if"])
+    predictions = read_predictions(IF_PREDICTIONS)
+    french = [s for s in scores if s["instruction_lang"] == "fr"]
+    failing = [s for s in french if s["status"] == "ok" and not s["hard_pass"]]
+    with browser_page() as driver:
+        errors = open_page(driver, runs["if"] / "explorer.html")
+        choose(driver, "instruction language", "fr")
+        assert visible_count(driver) == len(french)
+        choose(driver, "outcome", "hard fail")
+        assert visible_count(driver) == len(failing) > 1
+        fragment = failing[1]["case_id"][:10]
+        driver.fill("#search", fragment)
+        expected = [s for s in failing if fragment in s["case_id"]]
+        assert visible_count(driver) == len(expected) == 1
+        assert open_first_row(driver) == expected[0]["case_id"]
+        assert driver.locator("#detail [data-text=prediction]").text_content() == prediction_for(expected[0],
+                                                                                                   predictions)
+        entry = next(e for e in expected[0]["constraints"] if e["kind"] == "hard" and not e["passed"])
+        why = driver.locator(f"#detail tr[data-check={entry['id']}] td.expl").text_content()
+        assert why == ifmt_reason(entry) and why
     assert errors == []
 
 
@@ -339,11 +404,11 @@ def test_browser_hostile_prediction_runs_nothing(tmp_path):
 def test_judge_replies_show_every_text_a_detail_carries_repairs_included():
     from eval.insttrans.explorer import judge_replies
 
-    detail = {"cache_key": "ab" * 32, "reply": '{"quality": 1}', "repaired": True,
-              "invalid_reply": "quality: one", "repair_prompt": "Answer with one JSON object."}
-    assert judge_replies("quality", detail) == [("quality reply", '{"quality": 1}'), ("quality repaired", "True"),
-                                                ("quality invalid reply", "quality: one"),
-                                                ("quality repair prompt", "Answer with one JSON object.")]
+    detail = {"cache_key": "ab" * 32, "reply": '{"quality": 1}', "repaired": True, "invalid_reply": "quality: one"}
+    assert judge_replies("quality", detail) == [
+        ("quality: first reply (invalid, answered with a repair turn)", "quality: one"),
+        ("quality: reply after the repair turn", '{"quality": 1}')]
+    assert judge_replies("quality", {"cache_key": "k", "reply": "{}"}) == [("quality reply", "{}")]
     assert judge_replies("quality", None) == [] and judge_replies("quality", {"reason": ""}) == []
 
 
@@ -384,7 +449,7 @@ def test_diagnostics_from_the_summary_equal_those_computed_from_the_predictions(
 
 
 @browser
-@pytest.mark.parametrize("name", ["it", "sg"])
+@pytest.mark.parametrize("name", ["it", "sg", "if"])
 def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name):
     with browser_page() as driver:
         driver.goto((runs[name] / "report.html").as_uri())
@@ -393,3 +458,36 @@ def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name):
         link.click()
         driver.wait_for_selector("body[data-ready='1']")
         assert driver.inner_text("#detail h2") == case_id
+
+
+def test_a_repaired_verdict_shows_both_replies_on_the_page(tmp_path, monkeypatch):
+    from judge_server import invalid_handler
+
+    data = write_jsonl(tmp_path / "data.jsonl", [make_row("r-1")])
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "r-1", "prediction": "Hello"}])
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-explorer-test")
+    with JudgeServer(invalid_handler(repairable=True)) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        out = evaluate_run(tmp_path / "out", data, predictions, "--judge-backoff", "0.001")
+    item = payload_of((out / "explorer.html").read_text(encoding="utf-8"))["items"][0]
+    replies = dict(item["p"][0]["j"])
+    assert replies["quality: first reply (invalid, answered with a repair turn)"] == \
+        "Quality: 1 (the translation is accurate)"
+    assert json.loads(replies["quality: reply after the repair turn"])["quality"] == 1
+    quality = next(check for check in item["p"][0]["c"] if check[0] == "quality")
+    assert quality[4] == "repaired verdict (the Judge's first answer was invalid)"
+
+
+@browser
+def test_browser_a_long_text_shows_its_start_and_the_rest_on_request(tmp_path):
+    long_text = "word " * 30_000  # 150,000 characters
+    path = tmp_path / "long.html"
+    path.write_text(page("t", {"kind": "run", "title": "t", "meta": [], "numbers": [],
+                               "items": [{"id": "x", "f": {}, "n": {}, "s": "", "t": [],
+                                          "p": [{"h": "", "st": "ok", "pr": long_text, "pl": "", "ws": False,
+                                                 "c": [], "j": [], "d": []}]}]}), encoding="utf-8")
+    with browser_page() as driver:
+        open_page(driver, path, "#case=x")
+        assert len(driver.locator("#detail [data-text=prediction]").text_content()) == 100_000
+        driver.locator("#detail button.link").click()
+        assert driver.locator("#detail [data-text=prediction]").text_content() == long_text

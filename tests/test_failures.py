@@ -113,7 +113,8 @@ def test_diagnostics_name_their_case_ids_from_the_predictions():
     predictions = {"a": "```\nHello\n```", "b": "<think>hmm</think>Hello", "c": 'Here: {"1": "x"}'}
     data = failures(scores, predictions=predictions, bench=INSTTRANS)
     assert {name: entry["case_ids"] for name, entry in data["diagnostics"].items()} == {
-        "code_fence": ["a"], "think_block": ["b"], "text_around_json": ["c"]}
+        "code_fence": ["a"], "think_block": ["b"], "text_around_json": ["c"], "source_script": [],
+        "echoes_source": []}
 
 
 def test_report_md_names_the_failing_ids_and_their_reasons(tmp_path):

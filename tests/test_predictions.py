@@ -129,9 +129,11 @@ def test_predictions_block_counts_each_diagnostic_over_the_scored_instances(tmp_
     ids = [f"c{index}" for index in range(len(scored))]
     block = predictions_block(path, 9, 2, scored, ids)
     assert block == {"path": str(path), "sha256": hashlib.sha256(b"x").hexdigest(), "rows": 9, "missing": 2,
-                     "diagnostics": {"code_fence": 1, "think_block": 2, "text_around_json": 2},
+                     "diagnostics": {"code_fence": 1, "think_block": 2, "text_around_json": 2,
+                                     "source_script": 0, "echoes_source": 0},
                      "diagnostic_case_ids": {"code_fence": ["c0"], "think_block": ["c1", "c2"],
-                                             "text_around_json": ["c0", "c6"]}}
+                                             "text_around_json": ["c0", "c6"], "source_script": [],
+                                             "echoes_source": []}}
     assert tuple(block["diagnostics"]) == DIAGNOSTICS
     assert "diagnostic_case_ids" not in predictions_block(path, 9, 2, scored)
     assert predictions_block(path, 9, 2, scored)["diagnostics"] == block["diagnostics"]
@@ -182,7 +184,8 @@ WRAPPERS = [
 @pytest.mark.parametrize("name, prediction, source, fence, think, around", WRAPPERS, ids=[w[0] for w in WRAPPERS])
 def test_wrapper_diagnostics(name, prediction, source, fence, think, around):
     assert wrapper_diagnostics(prediction, source) == {"code_fence": fence, "think_block": think,
-                                                       "text_around_json": around}
+                                                       "text_around_json": around, "source_script": False,
+                                                       "echoes_source": False}
 
 
 def test_text_around_json_tries_only_the_first_64_braces():

@@ -253,6 +253,43 @@ def test_a_refused_connection_at_the_start_gives_up_fast_naming_the_setting():
     assert "ConnectError" in outcomes[0].last_cause
 
 
+def test_the_short_startup_deadline_is_only_for_an_address_where_nothing_listens():
+    """A provider that answers 500s is there: it gets the whole deadline, not the startup one, and
+    its hint never says that nothing accepts connections (issue 18's surviving mutants)."""
+    with JudgeServer(dead_handler) as server:
+        health = health_for(server.base_url, deadline_s=2.5, startup_deadline_s=0.3)
+        started = time.monotonic()
+        outcomes = asyncio.run(send_many(server.base_url, 8, health))
+        elapsed = time.monotonic() - started
+    assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
+    assert elapsed >= 2.0, elapsed
+    assert "nothing accepts connections" not in outcomes[0].hint and "server is up" in outcomes[0].hint
+
+
+def test_a_provider_that_answered_once_and_then_refuses_connections_gets_the_whole_deadline():
+    answered = asyncio.run(_answered_then_refused())
+    elapsed, outcome = answered
+    assert isinstance(outcome, ProviderDown) and elapsed >= 1.5, elapsed
+    assert "nothing accepts connections" not in outcome.hint
+
+
+async def _answered_then_refused():
+    health = health_for("http://127.0.0.1:1/v1", deadline_s=2.0, startup_deadline_s=0.2)
+    with JudgeServer() as server:
+        async with httpx.AsyncClient() as client:
+            await send(client, health, server.base_url + "/chat/completions", BODY, HEADERS, timeout=2.0,
+                       secrets=(KEY,))
+    base_url = refused_base_url()
+    started = time.monotonic()
+    async with httpx.AsyncClient() as client:
+        try:
+            await send(client, health, base_url + "/chat/completions", BODY, HEADERS, timeout=2.0, secrets=(KEY,),
+                       max_retries=100)
+        except ProviderDown as error:
+            return time.monotonic() - started, error
+    return time.monotonic() - started, None
+
+
 def test_the_breaker_closes_when_the_provider_comes_back():
     state = {"dead_until": time.monotonic() + 0.5}
 

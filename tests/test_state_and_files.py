@@ -198,13 +198,14 @@ def test_a_failed_rename_raises_and_leaves_no_temporary(tmp_path):
     assert [path.name for path in tmp_path.iterdir()] == ["target"]
 
 
-def test_writing_leaves_the_process_umask_as_it_was(tmp_path):
-    before = os.umask(0o027)
+@pytest.mark.parametrize("umask, mode", [(0o027, 0o640), (0o022, 0o644), (0o002, 0o664)])
+def test_writing_leaves_the_process_umask_as_it_was_and_the_file_readable_as_it_allows(tmp_path, umask, mode):
+    before = os.umask(umask)
     try:
         write_atomic(tmp_path / "a.txt", "x")
-        now = os.umask(0o027)
-        assert now == 0o027
-        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+        now = os.umask(umask)
+        assert now == umask
+        assert (tmp_path / "a.txt").stat().st_mode & 0o777 == mode
     finally:
         os.umask(before)
 
@@ -239,3 +240,26 @@ def test_an_old_summary_that_cannot_be_removed_leaves_the_old_result_whole(tmp_p
     with pytest.raises(OSError):
         remove_previous_results(tmp_path)
     assert all((tmp_path / name).exists() for name in RESULT_FILES)
+
+
+def test_writing_creates_missing_directories_and_reuses_existing_ones(tmp_path):
+    write_atomic(tmp_path / "a" / "b" / "c.txt", "one")
+    write_atomic(tmp_path / "a" / "b" / "d.txt", "two")
+    assert (tmp_path / "a" / "b" / "c.txt").read_text() == "one" and (tmp_path / "a" / "b" / "d.txt").read_text() == "two"
+
+
+def test_under_the_scripts_edge_a_signal_after_the_results_are_in_place_is_ignored(tmp_path, monkeypatch):
+    previous = {signum: signal.getsignal(signum) for signum in outputs.STOP_SIGNALS}
+    write_results(tmp_path / "library", {name: "x\n" for name in RESULT_FILES})  # a library caller: handlers kept
+    assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
+    monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", True)
+    try:
+        write_results(tmp_path, {name: "x\n" for name in RESULT_FILES})
+        assert all(signal.getsignal(signum) is signal.SIG_IGN for signum in outputs.STOP_SIGNALS)
+        os.kill(os.getpid(), signal.SIGTERM)  # nothing happens: the run is done
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", False)
+    write_results(tmp_path / "again", {name: "x\n" for name in RESULT_FILES})
+    assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)

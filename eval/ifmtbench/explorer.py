@@ -19,9 +19,11 @@ def _check(entry: dict) -> dict:
         if detail.get("fallback") in ("passed", "failed"):
             verdict += " (Judge fallback)"
         return {"name": entry["id"], "kind": "hard", "verdict": verdict, "passed": bool(entry["passed"]),
+                "value": bool(entry["passed"]),  # what the compare page compares: the verdict, not its method
                 "explanation": "" if entry["passed"] and not detail.get("fallback") else failure_reason(entry)}
     score = entry.get("score")
     return {"name": entry["id"], "kind": "soft (Judge 0-5)", "passed": None if score is None else score >= 1,
+            "value": score,
             "verdict": "not judged" if score is None else f"{score:g}", "explanation": soft_note(entry)}
 
 

@@ -21,8 +21,7 @@ from eval.paths import bundle_root
 ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 RECOGNISED_BY = ("md5", "class", "input", "output", "origin_text")
 REQUIRED_STRINGS = ("md5", "input", "output", "origin_text")
-OPTIONAL_STRINGS = ("instruction_lang", "origin_language", "target_language", "selected_style",
-                    "generated_background", "original_input")
+OPTIONAL_STRINGS = ("instruction_lang", "origin_language", "target_language")  # case_ids and breakdowns read them
 RELEASE_FILES = ("test_single_constraint.jsonl", "test_multi_constraint.jsonl")
 RELEASE_ROW_COUNTS = {"test_single_constraint.jsonl": 4506, "test_multi_constraint.jsonl": 2838}
 SCHEMA_HINT = "fix the row; docs/ifmtbench.md, 'The row schema', lists every field"
@@ -102,14 +101,16 @@ def validate_ifmt_row(row: object, where: str) -> list[str]:
         fail(f"meta_data must be an object, got {type(meta).__name__}",
              'write meta_data as {"data_format": ..., "primary_delimiter": ..., "source_chunks": [...], '
              '"extracted_assets": [...]}')
+    # Each field is checked where a rule reads it (the original reads it only there).
+    ids = {LABELS[label][0] for label in labels}
     delimiter = meta.get("primary_delimiter")
-    if delimiter is not None and not isinstance(delimiter, str):
+    if "layout" in ids and delimiter is not None and not isinstance(delimiter, str):
         fail(f"meta_data.primary_delimiter must be a string, got {type(delimiter).__name__}")
-    if "source_chunks" in meta and not isinstance(meta["source_chunks"], list):
+    if "layout" in ids and "source_chunks" in meta and not isinstance(meta["source_chunks"], list):
         fail(f"meta_data.source_chunks must be a list, got {type(meta['source_chunks']).__name__}",
              "list the source's chunks (only their number is used)")
     assets = meta.get("extracted_assets")
-    if assets is not None:
+    if ids & {"inline_code", "code_tag"} and assets is not None:
         if not isinstance(assets, list):
             fail(f"meta_data.extracted_assets must be a list of strings, got {type(assets).__name__}")
         for asset in assets:
@@ -117,10 +118,10 @@ def validate_ifmt_row(row: object, where: str) -> list[str]:
                 fail(f"meta_data.extracted_assets holds {json.dumps(asset)[:40]}, not a string",
                      "write every asset as the exact string the response must contain")
     for owner, value in (("data_format", row.get("data_format")), ("meta_data.data_format", meta.get("data_format"))):
-        if value is not None and not isinstance(value, str):
+        if "structured" in ids and value is not None and not isinstance(value, str):
             fail(f"{owner} must be a string, got {type(value).__name__}",
                  "use one of: " + ", ".join(DATA_FORMATS))
-    terms_value = row.get("term_dict")
+    terms_value = row.get("term_dict") if "glossary" in ids else None
     terms = parse_term_dict(terms_value) if terms_value is not None else None
     if terms_value is not None and not isinstance(terms_value, (str, dict)):
         fail(f"term_dict must be an object (or a JSON string of one), got {type(terms_value).__name__}")

@@ -143,6 +143,7 @@ INSTTRANS = Benchmark(
     validate_rows=validate_rows,
     model_input=model_input,
     diagnostics_source=lambda row: row["source_text"],
+    diagnostics_target=lambda row: row["target_lang"],
     manifest_section="data",
     manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
     official_release=manifest.OFFICIAL_RELEASE,

@@ -31,15 +31,20 @@ def _explanation(entry: dict, missing: bool) -> str:
 
 
 def judge_replies(label: str, detail) -> list[tuple[str, str]]:
-    """Every text a Judge detail carries (the reply, a repair's exchange), labelled."""
+    """Every text a Judge detail carries, labelled: the reply, or after a repair turn (SPEC §10)
+    the invalid first reply and then the reply that became the verdict; any other field as is."""
     if not isinstance(detail, dict):
         return []
     out = []
+    repaired = bool(detail.get("repaired"))
+    if repaired and isinstance(detail.get("invalid_reply"), str):
+        out.append((f"{label}: first reply (invalid, answered with a repair turn)", detail["invalid_reply"]))
     for key, value in detail.items():
-        if key in _JUDGE_SKIP or value in (None, "", False):
+        if key in _JUDGE_SKIP or value in (None, "", False) or (repaired and key in ("repaired", "invalid_reply")):
             continue
         text = value if isinstance(value, str) else str(value)
-        out.append((f"{label} {key}".replace("_", " "), text))
+        name = "reply after the repair turn" if repaired and key == "reply" else key.replace("_", " ")
+        out.append((f"{label} {name}" if not repaired else f"{label}: {name}", text))
     return out
 
 
@@ -51,6 +56,7 @@ def explorer_view(row: dict | None, score: dict) -> dict:
     for entry in score["constraints"]:
         verdict, passed = _verdict(entry)
         checks.append({"name": entry["id"], "kind": entry["kind"], "verdict": verdict, "passed": passed,
+                       "value": entry["passed"] if entry["kind"] == "hard" else entry.get("score"),
                        "explanation": _explanation(entry, score.get("status") == "missing")})
         verdicts.append(f"{entry['id']}: {verdict}")
         if passed is False:
@@ -58,9 +64,12 @@ def explorer_view(row: dict | None, score: dict) -> dict:
         if entry["kind"] == "soft" and soft_detail is None:
             soft_detail = entry.get("detail")
     quality = score.get("quality")
-    checks.append({"name": "quality", "kind": "Judge", "passed": None if quality is None else quality >= 1,
+    repaired = isinstance(score.get("quality_detail"), dict) and score["quality_detail"].get("repaired")
+    checks.append({"name": "quality", "kind": "Judge", "value": quality,
+                   "passed": None if quality is None else quality >= 1,
                    "verdict": "not judged" if quality is None else f"{quality:g}",
-                   "explanation": "" if quality is None or quality >= 1 else
+                   "explanation": "repaired verdict (the Judge's first answer was invalid)" if repaired else
+                   "" if quality is None or quality >= 1 else
                    "missing prediction" if score.get("status") == "missing" else "Judge score below 1 (reply below)"})
     hard_pass = score.get("hard_pass")
     facets = {

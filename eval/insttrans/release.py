@@ -229,7 +229,7 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     files = dict(templates.files)
     counter = None
     if trust_code:
-        counter = load_counter(Path(root) / SYLLABLE, "insttrans_release_syllable", COUNTER_FUNCTION)
+        counter = load_counter(Path(root) / SYLLABLE, "insttrans_release_syllable", COUNTER_FUNCTION)  # (text, lang)
         files[SYLLABLE] = rs.file_sha256(Path(root) / SYLLABLE)
     comparable = [f"{PUBLISHED} IF_Score, translation quality and soft-constraint scores (the release's "
                   "prompts, requests and reply parsing), under the same Judge model; quality only when every "

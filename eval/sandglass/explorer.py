@@ -26,12 +26,12 @@ def explorer_view(row: dict | None, score: dict) -> dict:
     reward, quality, target = score["syllable_reward"], score.get("quality"), score["target_syllables"]
     checks = [
         {"name": "syllable budget", "kind": "count", "verdict": f"{score['hyp_syllables']} of {target}",
-         "passed": reward >= 1,
+         "passed": reward >= 1, "value": (score["hyp_syllables"], reward),
          "explanation": ("missing prediction" if score.get("status") == "missing" else
                          f"{score['signed_dev']:+.1%} against the {score['target_kind']} target of {target} "
                          f"syllables ({score['duration']:g} s); reward {reward:g}")},
         {"name": "quality", "kind": "Judge", "verdict": "not judged" if quality is None else f"{quality:g}",
-         "passed": None if quality is None else quality >= 1, "explanation": ""},
+         "passed": None if quality is None else quality >= 1, "value": quality, "explanation": ""},
     ]
     language = score["target_language"]
     texts = [{"label": "source", "text": score["source"], "lang": "zh"}]

@@ -139,7 +139,7 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     counter = None
     if trust_code:
         counter = load_counter(Path(root) / COUNTER_FILE, "sandglass_release_syllable", COUNTER_FUNCTION,
-                               siblings=(COUNTER_SIBLING,))
+                               siblings=(COUNTER_SIBLING,), lang_by_keyword=True)  # called with lang=…
         for name in (COUNTER_FILE, f"{COUNTER_SIBLING}.py"):
             files[name] = rs.file_sha256(Path(root) / name)
     comparable = [f"{PUBLISHED} quality (the release's prompt, request and reply parsing), under the same Judge model"]

@@ -189,7 +189,16 @@ def test_without_repairs_the_first_invalid_verdict_aborts(files, monkeypatch, ca
 def test_a_killed_run_resumes_with_only_the_missing_requests(files, tmp_path):
     single, multi, predictions, out = files
     env = {**os.environ, "JUDGE_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    with JudgeServer(ifmt_handler, latency=0.4) as server:
+    held = {"after": 2}  # the first run's later requests are held, so the signal lands mid-run however busy the machine
+
+    def holding(request):
+        reply = ifmt_handler(request)
+        held["after"] -= 1
+        if held["after"] < 0:
+            reply.delay = 60
+        return reply
+
+    with JudgeServer(holding) as server:
         env["JUDGE_API_BASE"] = server.base_url
         command = [sys.executable, str(ROOT / "evaluate.py"), "--data", str(single), "--data", str(multi),
                    "--predictions", str(predictions), "--output-dir", str(out), "--quiet", "--judge-concurrency", "1"]
@@ -204,6 +213,7 @@ def test_a_killed_run_resumes_with_only_the_missing_requests(files, tmp_path):
         cached = count_replies(out / "judge_cache.sqlite")
         assert 2 <= cached < N_REQUESTS
         server.requests = []
+        held["after"] = N_REQUESTS
         done = subprocess.run(command, env=env, capture_output=True, timeout=120)
         assert done.returncode == 0, done.stderr.decode()
     summary, _ = read(out)
@@ -280,3 +290,22 @@ def test_structured_verdicts_send_each_kinds_schema(files, monkeypatch, capfd):
                   json.dumps(request.body["response_format"]))
     style = rubric["json_schema"]["schema"]["properties"]["scores"]["properties"]["style"]
     assert style["enum"] == [0, 1, 2, 3, 4, 5, None]
+
+
+def test_two_files_with_the_release_row_counts_are_known_as_the_release(tmp_path, capfd):
+    """The release publishes no checksum: its two row counts make it known (and formal with the Judge)."""
+    folder = tmp_path / "IFMTBench" / "data"
+    folder.mkdir(parents=True)
+    write_jsonl(folder / "test_single_constraint.jsonl", [ifmt_row(f"s{i:05d}") for i in range(4506)])
+    write_jsonl(folder / "test_multi_constraint.jsonl",
+                [ifmt_row(f"m{i:05d}", ids=("layout", "code_tag")) for i in range(2838)])
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"md5": "s00000", "response": GOOD}])
+    out = tmp_path / "out"
+    status = run_cli(evaluate.main, ["--dataset", str(folder.parent), "--predictions", str(predictions),
+                                     "--output-dir", str(out), "--skip-judge", "--quiet"])
+    assert status == 0, capfd.readouterr().err
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["data"]["known_as"] == "official release (by row counts)"
+    assert summary["data"]["n_instances"] == 7344 and len(summary["data"]["sha256"]) == 64
+    assert [reason for reason in summary["non_formal_reasons"] if "skip-judge" not in reason] == []
+    assert "known:official-release" in summary["signature"]

@@ -26,22 +26,25 @@ def validate(*rows):
 ERRORS = [
     ("meta_data not an object", {"meta_data": ["x"]}, "meta_data must be an object"),
     ("meta_data null", {"meta_data": None}, "meta_data must be an object"),
-    ("a non-string asset", {"meta_data": {"extracted_assets": ["ok", 3]}}, "extracted_assets holds 3"),
-    ("assets as a string", {"meta_data": {"extracted_assets": "`x`"}}, "extracted_assets must be a list"),
+    ("a non-string asset", {"class": [LABEL["inline_code"]], "meta_data": {"extracted_assets": ["ok", 3]}},
+     "extracted_assets holds 3"),
+    ("assets as a string", {"class": [LABEL["code_tag"]], "meta_data": {"extracted_assets": "`x`"}},
+     "extracted_assets must be a list"),
     ("source_chunks not a list", {"meta_data": {"source_chunks": 2}}, "source_chunks must be a list"),
     ("delimiter not a string", {"meta_data": {"primary_delimiter": 1}}, "primary_delimiter must be a string"),
-    ("a non-string candidate", {"term_dict": {"a": ["b", 1]}}, "term_dict['a'] holds 1"),
-    ("a null candidate", {"term_dict": {"a": None}}, "term_dict['a'] holds null"),
-    ("a nested candidate list", {"term_dict": {"a": [["b"]]}}, "not a string"),
-    ("a non-string candidate inside a JSON-string term_dict", {"term_dict": '{"a": 5}'}, "term_dict['a'] holds 5"),
-    ("term_dict of another type", {"term_dict": 5}, "term_dict must be an object"),
+    ("a non-string candidate", {"class": [LABEL["glossary"]], "term_dict": {"a": ["b", 1]}}, "term_dict['a'] holds 1"),
+    ("a null candidate", {"class": [LABEL["glossary"]], "term_dict": {"a": None}}, "term_dict['a'] holds null"),
+    ("a nested candidate list", {"class": [LABEL["glossary"]], "term_dict": {"a": [["b"]]}}, "not a string"),
+    ("a non-string candidate inside a JSON-string term_dict", {"class": [LABEL["glossary"]], "term_dict": '{"a": 5}'},
+     "term_dict['a'] holds 5"),
+    ("term_dict of another type", {"class": [LABEL["glossary"]], "term_dict": 5}, "term_dict must be an object"),
     ("an unknown label", {"class": ["机器翻译-别的"]}, "unknown label '机器翻译-别的'"),
     ("an empty class", {"class": []}, "class is empty"),
     ("a repeated label", {"class": [LABEL["layout"], LABEL["layout"]]}, "class repeats a label"),
     ("class not a list", {"class": 3}, "class must be a list"),
     ("md5 missing", {"md5": None}, "'md5' must be a string"),
     ("input not a string", {"input": ["x"]}, "'input' must be a string"),
-    ("data_format a list", {"data_format": ["JSON"]}, "data_format must be a string"),
+    ("data_format a list", {"class": [LABEL["structured"]], "data_format": ["JSON"]}, "data_format must be a string"),
     ("instruction_lang not a string", {"instruction_lang": 7}, "'instruction_lang' must be a string"),
 ]
 
@@ -56,6 +59,14 @@ def test_a_row_that_would_crash_or_mislead_is_an_error_naming_file_and_line(name
         validate(ifmt_row("m1"), broken)
     assert "data.jsonl:2" in str(caught.value) and message in str(caught.value)
     assert caught.value.hint
+
+
+def test_a_field_no_label_of_the_row_reads_is_not_checked():
+    """The original reads each field only for its label; a row is refused only for what its labels read."""
+    rows, _ = validate(ifmt_row("m1", ids=("style",), term_dict={"a": 5}, data_format=["x"],
+                                meta_data={"extracted_assets": [1], "source_chunks": 3, "primary_delimiter": 2},
+                                selected_style={"tone": "formal"}))
+    assert rows[0]["constraint_ids"] == ["style"]
 
 
 def test_an_md5_repeated_without_instruction_lang_is_an_error():
@@ -187,6 +198,9 @@ def test_nothing_is_borrowed_across_instruction_languages(tmp_path, joined_rows)
     ({"md5": "b", "response": {"x": 1}}, "is a JSON dict"),
     ({"response": "x"}, "has neither case_id nor md5"),
     ({"case_id": "a", "prediction": "x"}, "case_id 'a' is not in the data"),
+    ({"case_id": 5, "prediction": "x"}, "has a case_id of type int"),
+    ({"md5": 5, "response": "x"}, "has an md5 of type int"),
+    ({"md5": "b", "response": "x", "instruction_lang": 3}, "instruction_lang must be a string"),
     ([1], "must be a JSON object"),
 ])
 def test_a_line_that_cannot_join_is_an_error_naming_the_line(tmp_path, joined_rows, line, message):
