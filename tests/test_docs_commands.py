@@ -36,6 +36,8 @@ NOT_RUN = {
     "pip install .": "tests/test_install.py installs the checkout into a throwaway venv and runs the commands",
     "python -m pytest -q tests": "the test suite itself",
     "hf download": "needs the network (the official release on the hub)",
+    "pip install -r ./InstTrans-Bench/requirements.txt": "needs the download above; installs packages",
+    "pip install -r ./Sandglass-Bench/requirements.txt": "needs the download above; installs packages",
     "python prepare_inputs.py --dataset ./InstTrans-Bench": "needs the download above",
     "python evaluate.py --dataset ./InstTrans-Bench": "needs the download above",
     "python prepare_inputs.py --dataset ./Sandglass-Bench": "needs the download above",
