@@ -583,6 +583,8 @@ def test_a_metric_is_paired_only_where_both_summaries_report_it_and_every_row_ha
     unjudged = write_run(tmp_path / "unjudged", rows, judge=None)  # ... which the summary says were not measured
     assert set(compare([unjudged, write_run(tmp_path / "u2", rows, judge=None)], resamples=100)["metrics"]) == {
         "hard_pass_rate"}
+    judged = write_run(tmp_path / "judged", rows)  # one summary reports quality, the other does not
+    assert set(compare([judged, unjudged], resamples=100, force=True)["metrics"]) == {"hard_pass_rate"}
     gap = [dict(row, quality=None) if index == 4 else row for index, row in enumerate(rows)]
     a, b = write_run(tmp_path / "a", rows), write_run(tmp_path / "b", rows)
     (b / "scores.jsonl").write_text("".join(json.dumps(row) + "\n" for row in gap), encoding="utf-8")
