@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import evaluate
+import prepare_inputs
 from chromium import browser_page, unavailable_reason
-from eval.benchmarks import detect_benchmark, get_benchmark
+from eval.benchmarks import get_benchmark
 from eval.exits import run_cli
 from eval.compare import compare, load_run
 from eval.compare import main as compare_main
@@ -179,22 +180,22 @@ def test_hostile_text_cannot_leave_the_json_block(tmp_path):
 # --log-samples
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data, predictions", [(IT_DATA, IT_PREDICTIONS), (SG_DATA, SG_PREDICTIONS)])
-def test_log_samples_adds_the_prediction_and_the_model_input_and_nothing_else(tmp_path, data, predictions):
-    plain = read_scores(evaluate_run(tmp_path / "plain", data, predictions, "--skip-judge", "--limit", "40"))
+@pytest.mark.parametrize("data, predictions, flags", [(IT_DATA, IT_PREDICTIONS, ()), (SG_DATA, SG_PREDICTIONS, ()),
+                                                      (None, IF_PREDICTIONS, ("--benchmark", "ifmtbench"))])
+def test_log_samples_adds_the_prediction_and_the_model_input_and_nothing_else(tmp_path, data, predictions, flags):
+    plain = read_scores(evaluate_run(tmp_path / "plain", data, predictions, "--skip-judge", "--limit", "40", *flags))
     logged = read_scores(evaluate_run(tmp_path / "logged", data, predictions, "--skip-judge", "--limit", "40",
-                                      "--log-samples"))
-    inputs = {}
-    bench = get_benchmark(detect_benchmark(data, None))
-    for line in data.read_text(encoding="utf-8").split("\n")[:40]:
-        row = json.loads(line)
-        inputs[row["case_id"]] = bench.model_input(row)["messages"]
+                                      "--log-samples", *flags))
+    exported = tmp_path / "inputs.jsonl"  # what prepare_inputs.py gives a model
+    assert run_cli(prepare_inputs.main, [*(["--data", str(data)] if data else []), *flags, "--limit", "40",
+                                         "--output", str(exported)]) == 0
+    inputs = {row["case_id"]: row["messages"] for row in map(json.loads, exported.read_text().splitlines())}
     expected = read_predictions(predictions)
     for before, after in zip(plain, logged):
         assert "prediction" not in before and "model_input" not in before
         extra = {key: after.pop(key) for key in ("prediction", "model_input")}
         assert after == before
-        assert extra == {"prediction": expected.get(before["case_id"]), "model_input": inputs[before["case_id"]]}
+        assert extra == {"prediction": prediction_for(before, expected), "model_input": inputs[before["case_id"]]}
     summaries = [json.loads((tmp_path / name / "summary.json").read_text()) for name in ("plain", "logged")]
     summaries[0]["predictions"].pop("path"), summaries[1]["predictions"].pop("path")
     assert summaries[0]["signature"] == summaries[1]["signature"]

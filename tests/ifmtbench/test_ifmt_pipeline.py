@@ -189,14 +189,23 @@ def test_without_repairs_the_first_invalid_verdict_aborts(files, monkeypatch, ca
 def test_a_killed_run_resumes_with_only_the_missing_requests(files, tmp_path):
     single, multi, predictions, out = files
     env = {**os.environ, "JUDGE_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    with JudgeServer(ifmt_handler, latency=0.4) as server:
+    held = {"after": 2}  # the first run's later requests are held, so the signal lands mid-run however busy the machine
+
+    def holding(request):
+        reply = ifmt_handler(request)
+        held["after"] -= 1
+        if held["after"] < 0:
+            reply.delay = 60
+        return reply
+
+    with JudgeServer(holding) as server:
         env["JUDGE_API_BASE"] = server.base_url
         command = [sys.executable, str(ROOT / "evaluate.py"), "--data", str(single), "--data", str(multi),
                    "--predictions", str(predictions), "--output-dir", str(out), "--quiet", "--judge-concurrency", "1"]
         process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
-        while count_replies(out / "judge_cache.sqlite") < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        while len(server.requests) < 3 and time.monotonic() < deadline:  # one at a time: two answered, cached
+            time.sleep(0.02)
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=60)
         assert process.returncode == 128 + signal.SIGTERM
@@ -204,6 +213,7 @@ def test_a_killed_run_resumes_with_only_the_missing_requests(files, tmp_path):
         cached = count_replies(out / "judge_cache.sqlite")
         assert 2 <= cached < N_REQUESTS
         server.requests = []
+        held["after"] = N_REQUESTS
         done = subprocess.run(command, env=env, capture_output=True, timeout=120)
         assert done.returncode == 0, done.stderr.decode()
     summary, _ = read(out)
