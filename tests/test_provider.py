@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import time
 
 import httpx
@@ -215,6 +216,25 @@ def test_a_reply_over_64_kb_is_invalid(size, too_large):
     assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize("extra, too_large", [(0, False), (1, True)])
+def test_a_reply_of_exactly_64_kb_is_read_and_one_byte_more_is_too_large(extra, too_large):
+    """The cap is inclusive: a body of exactly MAX_REPLY_BYTES bytes is an answer (both the
+    Content-Length check and the streamed count compare with `>`)."""
+    def handler(request):
+        reply = text_reply(request.path, "x")
+        reply.body["padding"] = ""
+        reply.body["padding"] = "p" * (MAX_REPLY_BYTES + extra - len(json.dumps(reply.body).encode("utf-8")))
+        assert len(json.dumps(reply.body).encode("utf-8")) == MAX_REPLY_BYTES + extra
+        return reply
+    with JudgeServer(handler) as server:
+        health = health_for(server.base_url)
+        (outcome,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert isinstance(outcome, ReplyTooLarge) is too_large
+    if not too_large:
+        assert len(outcome.text.encode("utf-8")) == MAX_REPLY_BYTES and outcome.payload["padding"].startswith("p")
+    assert len(server.requests) == 1
+
+
 # ---------------------------------------------------------------------------------------------
 # The breaker and the deadline
 # ---------------------------------------------------------------------------------------------
@@ -421,8 +441,11 @@ def test_a_ticket_cancelled_mid_request_gives_its_slot_back():
                                               timeout=5, secrets=(KEY,)))
             await asyncio.sleep(0.2)
             task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        return health.in_flight
+            (outcome,) = await asyncio.gather(task, return_exceptions=True)
+        return outcome, task.cancelled(), health.in_flight
     with JudgeServer(hang_handler) as server:
-        assert asyncio.run(scenario(server.base_url)) == 0
+        outcome, cancelled, in_flight = asyncio.run(scenario(server.base_url))
+    # The cancellation reaches the caller as a cancellation (not as a failure or an answer).
+    assert isinstance(outcome, asyncio.CancelledError) and cancelled
+    assert in_flight == 0
 
