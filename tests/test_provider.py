@@ -449,3 +449,26 @@ def test_a_ticket_cancelled_mid_request_gives_its_slot_back():
     assert isinstance(outcome, asyncio.CancelledError) and cancelled
     assert in_flight == 0
 
+
+
+def test_a_requests_own_retry_wait_doubles_from_half_a_second_up_to_8_s(monkeypatch):
+    """The defaults predict runs with (the Judge passes its own): 0.5 s, 1, 2, 4, then 8 s at most,
+    each jittered down to half (here the jitter's top, 1.0)."""
+    monkeypatch.setattr("eval.provider.random.uniform", lambda low, high: high)
+    health = ProviderHealth("127.0.0.1", max_concurrency=1)
+    assert [health.retry_delay(failures) for failures in range(1, 8)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
+
+
+@pytest.mark.parametrize("retry_after, notice", [("2", "rate limited by 127.0.0.1, resuming in 2 s"), ("1", None)])
+def test_a_pause_of_2_s_or_more_is_announced_and_a_shorter_one_is_not(retry_after, notice):
+    def handler(request):
+        if len(server.requests) == 1:
+            return Reply(status=429, body={"error": {"message": "slow down"}}, headers={"Retry-After": retry_after})
+        return default_handler(request)
+    lines: list[str] = []
+    with JudgeServer(handler) as server:
+        health = health_for(server.base_url, notify=lines.append)
+        (reply,) = asyncio.run(send_many(server.base_url, 1, health))
+    assert reply.status == 200 and len(server.requests) == 2
+    announced = [line for line in lines if line.startswith("rate limited by")]
+    assert announced == ([notice] if notice else [])
