@@ -12,6 +12,7 @@ from eval.errors import ConfigError, JudgeError
 from conftest import count_replies
 from eval.insttrans import item_requests, judge_result
 from eval.judge_client import JudgeSettings, run_judge_prompts
+from eval.openai_api import public_host
 from eval.prompts import PROMPT_VERSIONS
 from eval.types import JudgeItem
 from judge_server import (
@@ -303,3 +304,47 @@ def test_a_prompt_too_long_for_the_judge_aborts_naming_the_case(tmp_path):
     with JudgeServer(failing_for("b", "quality", too_long)) as server:
         with pytest.raises(JudgeError, match="case b .*longer than its context window"):
             run(server, tmp_path)
+
+
+def test_the_quiet_progress_line_counts_the_verdicts_done(tmp_path, monkeypatch, capsys):
+    """Without a bar, a line now and then says how many verdicts are done: none before the first lands."""
+    import eval.judge_client as judge_client
+    monkeypatch.setattr(judge_client, "QUIET_PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(judge_client, "QUIET_STATE_EVERY_S", 0.0)
+    with JudgeServer(latency=2.0) as server:
+        results, _ = run(server, tmp_path, concurrency=8)
+    assert simplified(results) == EXPECTED
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Judge: ")]
+    assert lines and lines[0].startswith(f"Judge: 0/{N_REQUESTS} done, {N_REQUESTS} in flight")
+
+
+def test_after_an_abort_verdicts_in_flight_land_for_10_s_and_no_longer(tmp_path):
+    """ABORT_GRACE_S: with a timeout longer than the grace, a verdict landing 9.4 s after the abort
+    is cached and one landing 10.6 s after is cancelled (about 11 s: only time tells the grace apart)."""
+    def handler(request):
+        candidate = candidate_of(request.prompt)
+        if "(a)" in candidate and not is_soft_prompt(request.prompt):
+            return Reply(500, "down", delay=0.3)  # every request has started when the run aborts
+        reply = default_handler(request)
+        reply.delay = 9.7 if "(b)" in candidate else 10.9 if "(d)" in candidate else 0.0
+        return reply
+    with JudgeServer(handler) as server:
+        with pytest.raises(JudgeError, match="case a"):
+            run(server, tmp_path, max_retries=0, concurrency=8, timeout=30.0)
+        assert len(server.requests) == N_REQUESTS
+    # a's soft verdict and c's at once, b's two within the grace; d's two cancelled
+    assert count_replies(tmp_path / "cache.sqlite") == 4
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_a_provider_notice_reaches_stderr_with_and_without_the_bar(tmp_path, capsys, progress):
+    def handler(request):
+        if len(server.requests) == 1:
+            return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "2"})
+        return default_handler(request)
+    with JudgeServer(handler) as server:
+        settings = JudgeSettings(model="gpt-5.6-sol", api_base=server.base_url, api_key=KEY, concurrency=1,
+                                 max_retries=3, timeout=5.0, backoff=0.001, backoff_max=0.01)
+        results, _ = judge_instances(ITEMS[:1], settings, tmp_path / "cache.sqlite", progress=progress)
+    assert simplified(results) == {"a": EXPECTED["a"]}
+    assert f"Judge: rate limited by {public_host(server.base_url)}, resuming in 2 s" in capsys.readouterr().err
