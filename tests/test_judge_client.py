@@ -307,15 +307,21 @@ def test_a_prompt_too_long_for_the_judge_aborts_naming_the_case(tmp_path):
 
 
 def test_the_quiet_progress_line_counts_the_verdicts_done(tmp_path, monkeypatch, capsys):
-    """Without a bar, a line now and then says how many verdicts are done: none before the first lands."""
+    """Without a bar, a line now and then says how many verdicts are done: here, after a second,
+    all but d's two, which are held for 2.5 s."""
     import eval.judge_client as judge_client
     monkeypatch.setattr(judge_client, "QUIET_PROGRESS_EVERY_S", 0.0)
     monkeypatch.setattr(judge_client, "QUIET_STATE_EVERY_S", 0.0)
-    with JudgeServer(latency=2.0) as server:
+
+    def handler(request):
+        reply = default_handler(request)
+        reply.delay = 2.5 if "(d)" in candidate_of(request.prompt) else 0.0
+        return reply
+    with JudgeServer(handler) as server:
         results, _ = run(server, tmp_path, concurrency=8)
     assert simplified(results) == EXPECTED
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Judge: ")]
-    assert lines and lines[0].startswith(f"Judge: 0/{N_REQUESTS} done, {N_REQUESTS} in flight")
+    assert lines and lines[0].startswith(f"Judge: {N_REQUESTS - 2}/{N_REQUESTS} done, 2 in flight")
 
 
 def test_after_an_abort_verdicts_in_flight_land_for_10_s_and_no_longer(tmp_path):
