@@ -106,6 +106,7 @@ NOW = 1_800_000_000.0
     ({"llm_provider-retry-after": "60"}, 60.0),
     ({"x-ratelimit-reset-requests": "1s"}, 1.0),
     ({"x-ratelimit-reset-requests": "6m0s"}, 360.0),
+    ({"x-ratelimit-reset-requests": "0.1h"}, 360.0),  # an hour is 3,600 s (a whole one is past the clamp)
     ({"x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "1m30.5s"}, 90.5),
     ({"x-ratelimit-reset-tokens": "250ms"}, 0.25),
     ({"Retry-After": "100000"}, 600.0),                # clamped
