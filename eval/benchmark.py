@@ -91,7 +91,8 @@ class Benchmark:
     console_table: Callable[[dict], str]
     report_html: Callable[[dict, list[dict]], tuple[list[str], list[str]]]  # report.html parts before
                                                                             # and after the failures
-    failure_lists: Callable[[list[dict], int], dict]  # the failures section's lists (cap per list)
+    failure_lists: Callable[[list[dict], dict | None, int], dict]  # the failures section's lists from the score
+                                                # rows and the summary (the run's settings), capped per list
 
     # --- compare and leaderboard (SPEC §12) -----------------------------------------------------
     # Per-unit statistics for paired tests, as sacreBLEU's paired tests take any metric's

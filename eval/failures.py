@@ -1,15 +1,14 @@
 """The report's failures section (SPEC §11): which instances failed, and why, in one line each.
 
-scores.jsonl stays the complete record; this is the readable view of it: per hard constraint the
-count and the first failing case_ids (data order) with a reason drawn from the rule's `detail`,
-per soft constraint (and quality) the lowest scores, the missing predictions, and the wrapper
-diagnostics with their case_ids. Each benchmark gives its own lists (`Benchmark.failure_lists`;
-Sandglass: the largest syllable misses, eval/sandglass/failures.py).
+scores.jsonl stays the complete record; this is the readable view of it. Each benchmark gives its
+own lists (`Benchmark.failure_lists`; InstTrans: per hard constraint the failing case_ids with the
+one-line reason its rule writes, per soft constraint and quality the lowest scores,
+eval/insttrans/failures.py; Sandglass: the largest syllable misses, eval/sandglass/failures.py);
+this module adds the missing predictions and the wrapper diagnostics, and writes the section.
 """
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from eval.predictions import DIAGNOSTICS, wrapper_diagnostics
@@ -18,155 +17,6 @@ if TYPE_CHECKING:
     from eval.benchmark import Benchmark
 
 FAILURE_CAP = 20
-_REASON_LIMIT = 160
-
-
-def _listed(items, limit: int = 4) -> str:
-    items = [str(item) for item in items]
-    shown = ", ".join(items[:limit])
-    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
-
-
-def _cut(text: str, limit: int = _REASON_LIMIT) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _fallback(detail: dict) -> str:
-    """A detail this module does not know (a new rule set): its most telling field, or the JSON."""
-    for key in ("reason", "error", "missing", "lost", "failed"):
-        if detail.get(key):
-            value = detail[key]
-            return f"{key}: {_listed(value) if isinstance(value, list) else value}"
-    return json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
-
-
-def _not_json(error: str, starts: str | None) -> str:
-    """`prediction is not JSON: Expecting value ...` as `not JSON (Expecting value ...)`."""
-    # json's "Unterminated string starting at" meets the detail's own "at line 1 column 5"
-    cause = error.removeprefix("prediction is not JSON: ").replace(" at at line ", " at line ")
-    text = f"not JSON ({cause})" if cause != error else error
-    return text + (f", prediction starts {starts!r}" if starts else "")
-
-
-def _json_part(part: dict) -> str:
-    if part.get("error"):
-        return "JSON: " + _not_json(part["error"], part.get("prediction_starts"))
-    pieces = []
-    if part.get("missing_paths"):
-        pieces.append(f"missing key {_listed(part['missing_paths'])}"
-                      + (f" ({part['n_missing']} in all)" if part.get("n_missing", 0) > len(part["missing_paths"]) else ""))
-    if part.get("extra_paths"):
-        pieces.append(f"extra key {_listed(part['extra_paths'])}")
-    return "JSON: " + ("; ".join(pieces) or "key paths differ")
-
-
-def _html_part(part: dict) -> str:
-    pieces = []
-    if part.get("missing_tags"):
-        pieces.append(f"lost tag {_listed(part['missing_tags'])}")
-    if part.get("extra_tags"):
-        pieces.append(f"extra tag {_listed(part['extra_tags'])}")
-    difference = part.get("first_difference") or {}
-    if difference and not pieces:
-        pieces.append(f"tag #{difference.get('index', 0) + 1} is {difference.get('prediction')!s}, "
-                      f"source has {difference.get('source')!s} (order changed)")
-    if part.get("untranslated_chinese"):
-        pieces.append(f"untranslated Chinese left ({part.get('cjk_chars')} ideographs, "
-                      f"{100 * part.get('cjk_share', 0):.1f}% of the text)")
-    return "HTML: " + ("; ".join(pieces) or "tags differ")
-
-
-def _markdown_part(part: dict) -> str:
-    return "Markdown: lost " + _listed(part.get("lost") or ["a feature"], limit=6)
-
-
-def _placeholder_part(part: dict) -> str:
-    return "placeholder not kept: " + _listed(part.get("missing") or ["?"])
-
-
-_FORMAT_PARTS = {"json": _json_part, "html": _html_part, "markdown": _markdown_part, "placeholders": _placeholder_part}
-
-
-def _format_preserve(detail: dict) -> str:
-    failed = detail.get("failed")
-    if not failed:
-        return _fallback(detail)
-    reasons = []
-    for name in failed:
-        part = detail.get(name)
-        reasons.append(_FORMAT_PARTS[name](part) if name in _FORMAT_PARTS and isinstance(part, dict)
-                       else f"{name}: {_fallback(part) if isinstance(part, dict) else 'failed'}")
-    return "; ".join(reasons)
-
-
-def _syllable_order(detail: dict) -> str:
-    if detail.get("error"):
-        return _not_json(detail["error"], detail.get("prediction_starts"))
-    if "concordance" in detail:
-        counts = ",".join(str(count) for count in detail.get("counts", []))
-        durations = ",".join(f"{value:g}" for value in detail.get("durations", []))
-        return (f"concordance {detail['concordance']:.2f} < 0.9: {detail.get('inversions')} of "
-                f"{detail.get('comparable')} pairs inverted (syllables {counts} for durations {durations} s)")
-    return _fallback(detail)
-
-
-def _term_compliance(detail: dict) -> str:
-    if detail.get("missing"):
-        return "term not found: " + _listed(detail["missing"])
-    return _fallback(detail)
-
-
-def _social_preserve(detail: dict) -> str:
-    if detail.get("missing"):
-        return "social element missing: " + _listed(detail["missing"])
-    return _fallback(detail)
-
-
-def _layout_break(detail: dict) -> str:
-    pieces = []
-    for feature in detail.get("failed") or []:
-        counts = detail.get(feature)
-        if feature == "newlines" and isinstance(counts, dict):
-            pieces.append(f"{counts['source']} line breaks in the source, {counts['prediction']} in the prediction")
-        elif feature == "indent" and isinstance(counts, dict):
-            pieces.append("the source starts with whitespace and the prediction does not" if counts["source"]
-                          else "the prediction starts with whitespace and the source does not")
-        elif feature == "table":
-            pieces.append("the source's table (a line with two |) is gone")
-        else:
-            pieces.append(f"{feature} differs")
-    return "; ".join(pieces) or _fallback(detail)
-
-
-_HARD_REASONS = {"format_preserve": _format_preserve, "syllable_order": _syllable_order,
-                 "term_compliance": _term_compliance, "social_preserve": _social_preserve,
-                 "layout_break": _layout_break}
-
-
-def failure_reason(constraint_id: str, detail: dict | None) -> str:
-    """One line saying why a hard rule failed, read off its `detail` (SPEC §7)."""
-    if not isinstance(detail, dict) or not detail:
-        return "no detail recorded"
-    if str(detail.get("reason", "")).startswith("missing prediction"):
-        return "missing prediction"
-    reader = _HARD_REASONS.get(constraint_id, _fallback)
-    try:
-        return _cut(reader(detail))
-    except (KeyError, TypeError, ValueError, AttributeError):  # a detail shaped differently: show it raw
-        return _cut(_fallback(detail))
-
-
-def judge_note(detail: dict | None) -> str:
-    """What a Judge score's detail says beyond the placeholder: the raw reply when it carries one."""
-    if not isinstance(detail, dict):
-        return ""
-    if str(detail.get("reason", "")).startswith("missing prediction"):
-        return "missing prediction"
-    for key in ("reply", "raw_reply", "raw", "response", "text"):
-        if isinstance(detail.get(key), str) and detail[key].strip():
-            return _cut(f"reply: {detail[key]}")
-    return ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,13 +55,6 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
     return result
 
 
-def _lowest(entries: list[tuple[str, float, str]], cap: int) -> list[dict]:
-    """Scores below 1, lowest first, ties in data order."""
-    below = [(score, position, case_id, note) for position, (case_id, score, note) in enumerate(entries) if score < 1]
-    below.sort(key=lambda item: (item[0], item[1]))
-    return [{"case_id": case_id, "score": score, "reason": note} for score, _, case_id, note in below[:cap]]
-
-
 def failures(scores: list[dict], summary: dict | None = None, predictions: dict | None = None,
              source_texts: dict | None = None, cap: int = FAILURE_CAP, *, bench: Benchmark) -> dict:
     """The failures section of a run (SPEC §11), from its score rows.
@@ -224,56 +67,9 @@ def failures(scores: list[dict], summary: dict | None = None, predictions: dict 
     missing = [score["case_id"] for score in scores if score.get("status") == "missing"]
     result: dict = {"benchmark": bench.name, "cap": cap,
                     "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]}}
-    result.update(bench.failure_lists(scores, cap))
+    result.update(bench.failure_lists(scores, summary, cap))
     result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.prediction_field)
     return result
-
-
-def constraint_failure_lists(scores: list[dict], cap: int, order: tuple[str, ...] = ()) -> dict:
-    """InstTrans-Bench's lists: per hard constraint the failures with their reasons, per soft
-    constraint and quality the lowest scores."""
-    hard: dict[str, dict] = {}
-    soft: dict[str, list] = {}
-    soft_n: dict[str, int] = {}
-    quality: list[tuple[str, float, str]] = []
-    quality_known = True
-    for score in scores:
-        for entry in score["constraints"]:
-            if entry["kind"] == "hard":
-                slot = hard.setdefault(entry["id"], {"n": 0, "failed": 0, "cases": []})
-                slot["n"] += 1
-                if not entry["passed"]:
-                    slot["failed"] += 1
-                    if len(slot["cases"]) < cap:
-                        slot["cases"].append({"case_id": score["case_id"],
-                                              "reason": failure_reason(entry["id"], entry.get("detail"))})
-            else:
-                soft_n[entry["id"]] = soft_n.get(entry["id"], 0) + 1
-                if entry.get("score") is None:
-                    soft.setdefault(entry["id"], None)
-                elif entry["id"] not in soft or soft[entry["id"]] is not None:
-                    soft.setdefault(entry["id"], []).append(
-                        (score["case_id"], float(entry["score"]), judge_note(entry.get("detail"))))
-        if score.get("quality") is None:
-            quality_known = False
-        else:
-            quality.append((score["case_id"], float(score["quality"]),
-                            "missing prediction" if score.get("status") == "missing"
-                            else judge_note(score.get("quality_detail"))))
-    soft_result = {}
-    for cid, entries in soft.items():
-        if entries is None:
-            soft_result[cid] = {"n": soft_n[cid], "judged": False, "below_full": None, "cases": []}
-        else:
-            soft_result[cid] = {"n": soft_n[cid], "judged": True, "below_full": sum(s < 1 for _, s, _ in entries),
-                                "cases": _lowest(entries, cap)}
-    quality_result = ({"n": len(scores), "judged": True, "below_full": sum(s < 1 for _, s, _ in quality),
-                       "cases": _lowest(quality, cap)} if quality_known and scores
-                      else {"n": len(scores), "judged": False, "below_full": None, "cases": []})
-    order = list(order)  # the benchmark's constraint order (SPEC §4); others after it
-    rank = lambda cid: order.index(cid) if cid in order else len(order)  # noqa: E731
-    return {"hard": {cid: hard[cid] for cid in sorted(hard, key=rank)},
-            "soft": {cid: soft_result[cid] for cid in sorted(soft_result, key=rank)}, "quality": quality_result}
 
 
 # ---------------------------------------------------------------------------------------------

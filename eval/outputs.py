@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -92,7 +93,9 @@ def write_results(output_dir: Path, texts: dict[str, str]) -> None:
     placed: list[Path] = []
     try:
         for name in names:
-            temporaries[name] = _temporary_copy(output_dir / name, texts[name])
+            # A lone surrogate (a model's JSON key "\ud800", shown in a report) cannot be UTF-8:
+            # it is written as its escape `\ud800` (JSON texts arrive escaped already).
+            temporaries[name] = _temporary_copy(output_dir / name, _escape_surrogates(texts[name]))
         with _stop_signals_held():  # a signal between two renames must not leave half a result
             for name in names:
                 os.replace(temporaries[name], output_dir / name)
@@ -110,9 +113,20 @@ _LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", 
                                       "\x1c": "\\u001c", "\x1d": "\\u001d", "\x1e": "\\u001e"})
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """Lone surrogates (only ever inside JSON strings) as `\\udXXX` escapes: valid JSON that reads
+    back as the same string, where the raw code point cannot be written as UTF-8."""
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def jsonl_line(value) -> str:
     """One JSONL record: UTF-8 text kept readable, every line-breaking character escaped."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = _escape_surrogates(json.dumps(value, ensure_ascii=False))
     if any(character in text for character in "\u2028\u2029\x85\x1c\x1d\x1e"):  # rare; translate is slow
         text = text.translate(_LINE_BREAKS_IN_JSON)
     return text + "\n"
@@ -120,4 +134,4 @@ def jsonl_line(value) -> str:
 
 def json_text(value) -> str:
     """A pretty JSON document (summary.json)."""
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+    return _escape_surrogates(json.dumps(value, ensure_ascii=False, indent=2)) + "\n"

@@ -1,4 +1,4 @@
-"""Speed of eval/syllable.py (docs/syllables.md): 10,000 subtitle lines mixed over the 22 languages.
+"""Speed of eval/syllable/ (docs/syllables.md): 10,000 subtitle lines mixed over the 22 languages.
 
 Usage: python -m scripts.bench_syllable [--lines N] [--seed S]
 

@@ -54,8 +54,9 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/insttrans/scoring.py": ("tests/insttrans/test_scoring.py", "tests/test_pipeline.py",
                                   "tests/test_pipeline_judge.py"),
     "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
-    "eval/constraints.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_judge_verdicts.py",
-                            "tests/insttrans/test_prompts.py", "tests/test_data.py", "tests/test_bundled_data.py"),
+    "eval/insttrans/rules.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_original_parity.py",
+                                "tests/test_judge_verdicts.py", "tests/insttrans/test_prompts.py", "tests/test_data.py",
+                                "tests/test_bundled_data.py", "tests/test_failures.py"),
     # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
     # what it reads of each benchmark) and the strict rules.
     "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
@@ -69,7 +70,7 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/pairing.py": ("tests/test_compare.py",),
     "eval/insttrans/compare.py": ("tests/test_compare.py",),
     "eval/sandglass/compare.py": ("tests/test_compare.py",),
-    "eval/strict_rules.py": ("tests/test_strict_rules.py", "tests/test_bundled_data.py"),
+    "eval/insttrans/strict_rules.py": ("tests/test_strict_rules.py", "tests/test_bundled_data.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
 _RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",

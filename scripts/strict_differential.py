@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from eval.strict_summary import rule_set_disagreements, strict_instances, strict_summary
+from eval.insttrans.strict_summary import rule_set_disagreements, strict_instances, strict_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def disagreement_table(found: list[dict]) -> str:
-    lines = ["| case_id | constraint | original | strict | the failing side's detail |", "|---|---|---|---|---|"]
+    lines = ["| case_id | constraint | original | strict | the failing side's reason |", "|---|---|---|---|---|"]
     for entry in found:
         reason = entry["reason"].replace("|", "\\|")
         lines.append(f"| {entry['case_id']} | {entry['id']} | {'pass' if entry['original'] else 'fail'} "

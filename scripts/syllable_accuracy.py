@@ -1,4 +1,4 @@
-"""Accuracy of eval/syllable.py (docs/syllables.md) on the hand-labelled set and on a CMU dictionary sample.
+"""Accuracy of eval/syllable/ (docs/syllables.md) on the hand-labelled set and on a CMU dictionary sample.
 
 Usage: python -m scripts.syllable_accuracy [--gold-dir DIR] [--cmu-sample N] [--seed S] [--misses]
 

@@ -28,6 +28,7 @@ from eval.constraints import (
     check_term_compliance,
     glossary_terms,
     html_tags,
+    reduce_tag,
     markdown_has,
     social_elements,
     without_tags,
@@ -201,12 +202,20 @@ def test_linear_link_check_equals_the_spec_pattern(feature, pattern):
         assert markdown_has(feature, text) == bool(compiled.search(text)), text
 
 
-def test_tag_scan_equals_the_spec_pattern():
+@pytest.mark.parametrize("alphabet", ["<>/ab \n_=", "<a> \n\t\r\x1c\x85\u3000\u2028x"])
+def test_tag_scan_equals_the_spec_pattern(alphabet):
     reduce = re.compile(r"\s+.*?>")
-    for text in random_texts("<>/ab \n_="):
+    for text in random_texts(alphabet, longest=20):
         expected = [reduce.sub(">", tag, count=1) for tag in HTML_TAG.findall(text)]
         assert html_tags(text) == expected, text
         assert without_tags(text) == re.sub(r"<[^>]+>", "", text), text  # §7.1: any `<` up to the next `>`
+
+
+def test_tag_reduction_equals_the_spec_pattern_on_every_short_tag():
+    reduce = re.compile(r"\s+.*?>")
+    for body in random_texts(" \n\t\x1c\u3000\u2028x=", count=6000, longest=10, seed=3):
+        tag = f"<a{body}>"
+        assert reduce_tag(tag) == reduce.sub(">", tag, count=1), repr(tag)
 
 
 def test_degenerate_predictions_stay_fast():

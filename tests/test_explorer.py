@@ -22,7 +22,7 @@ from eval.compare import compare, load_run
 from eval.compare import main as compare_main
 from eval.compare_html import changed_case_ids, compare_items, render_compare_html
 from eval.explorer import embed_json, page
-from eval.failures import failure_reason
+from eval.insttrans.failures import failure_reason
 from eval.outputs import RESULT_FILES
 from judge_server import JudgeServer
 from tests.ifmtbench.helpers import ifmt_handler

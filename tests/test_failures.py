@@ -9,7 +9,8 @@ import pytest
 import evaluate
 from conftest import make_row, write_jsonl
 from eval.constraints import CONSTRAINT_KINDS, check_hard
-from eval.failures import failure_reason, failures, failures_markdown
+from eval.failures import failures, failures_markdown
+from eval.insttrans.failures import failure_reason
 from eval.insttrans import INSTTRANS
 from eval.sandglass import SANDGLASS
 

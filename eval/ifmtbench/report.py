@@ -112,7 +112,7 @@ def soft_note(entry: dict) -> str:
     return _cut(f"reply: {reply}") if reply else ""
 
 
-def failure_lists(scores: list[dict], cap: int = FAILURE_CAP) -> dict:
+def failure_lists(scores: list[dict], summary: dict | None = None, cap: int = FAILURE_CAP) -> dict:
     """{hard: {id: {n, failed, cases}}, soft: {id: {n, judged, below_full, cases}}}: per hard id the
     failing rows with their reasons (data order), per soft id the lowest scores."""
     hard: dict[str, dict] = {}

@@ -7,7 +7,7 @@ that id, weighted by their count, so the pooled value is the summary's by_constr
 
 from __future__ import annotations
 
-from eval.constraints import CONSTRAINT_KINDS
+from eval.insttrans.rules import CONSTRAINT_KINDS
 from eval.errors import CompareError
 from eval.pairing import UnitValues, float_or_none, instance_units
 

@@ -7,7 +7,7 @@ comes from the score row.
 
 from __future__ import annotations
 
-from eval.failures import failure_reason
+from eval.insttrans.failures import failure_reason
 
 _JUDGE_SKIP = {"cache_key", "judge"}
 

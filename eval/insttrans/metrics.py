@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
-from eval.constraints import CONSTRAINT_KINDS, HARD
+from eval.insttrans.rules import CONSTRAINT_KINDS, HARD
 from eval.stats import headline, mean_or_none, rounded
 
 

@@ -10,7 +10,7 @@ The candidate is untrusted model output, shown inside a fenced block no text can
 
 from __future__ import annotations
 
-from eval.constraints import CONSTRAINTS
+from eval.insttrans.rules import CONSTRAINTS
 from eval.languages import ENGLISH_NAMES
 from eval.types import JudgeItem
 from eval.untrusted import delimited_block, delimiter_tag

@@ -14,7 +14,7 @@ import math
 import re
 from pathlib import Path
 
-from eval.constraints import CONSTRAINT_KINDS, CONSTRAINTS, line_states
+from eval.insttrans.rules import CONSTRAINT_KINDS, CONSTRAINTS, SOCIAL_ONLY_IDS, line_states
 from eval.data import data_warning
 from eval.errors import DataError
 from eval.languages import CHINESE_NAMES
@@ -181,7 +181,7 @@ def subtitle_line_count(row: dict) -> tuple[int, str] | None:
 def row_warnings(row: dict) -> list[str]:
     """The checks beyond the release schema (SPEC §9) on a row that meets it. Each names what the
     rule then does, which is what the original scorer does with such a row."""
-    from eval.constraints import glossary_terms, social_elements
+    from eval.insttrans.rules import glossary_terms, social_elements
 
     warnings = []
     ids, constraints, durations = row["constraint_ids"], row["constraints"], row.get("duration_s")
@@ -242,7 +242,6 @@ def drop_unset_optionals(row: dict) -> dict:
 # Conventions of the bundled set (SPEC §3, §5), checked by its tests and by scripts/build_data.py
 # --------------------------------------------------------------------------------------------
 
-SOCIAL_ONLY_IDS = ("format_preserve", "social_preserve", "term_compliance")
 SUBTITLE_SCENARIOS = ("pgc_subtitle", "ugc_subtitle")
 
 

@@ -3,10 +3,10 @@ the lowest quality scores."""
 
 from __future__ import annotations
 
-from eval.failures import _cut, _lowest
+from eval.reasons import cut as _cut, lowest as _lowest
 
 
-def failure_lists(items: list[dict], cap: int) -> dict:
+def failure_lists(items: list[dict], summary: dict | None, cap: int) -> dict:
     """The largest syllable misses (by exact deviation) and the lowest quality scores."""
     ranked = sorted(enumerate(items), key=lambda pair: (-pair[1]["abs_diff"] / pair[1]["target_syllables"], pair[0]))
     misses = []

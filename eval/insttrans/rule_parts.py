@@ -22,6 +22,30 @@ def parse_json(text: str):
         return None, type(error).__name__
 
 
+def short(text: str, limit: int) -> str:
+    """A snippet for a detail: enough to recognise a tag, a value or a prefix, never a full text."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def source_json(source_text: str):
+    """(value,) when the source is a JSON source (§7.1, §7b): stripped, it starts with `{` or `[`
+    and parses (so to an object or an array); else None."""
+    stripped = source_text.strip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    value, error = parse_json(stripped)
+    return None if error else (value,)
+
+
+def prediction_json(prediction: str):
+    """(value, None) when the prediction parses as JSON, else (None, the detail of why not): the
+    parser's reason and how the prediction starts (a fence, a sentence), as both rule sets say it."""
+    value, error = parse_json(prediction)
+    if error:
+        return None, {"error": f"prediction is not JSON: {error}", "prediction_starts": short(prediction, 20)}
+    return value, None
+
+
 def json_type(value) -> str:
     """The JSON name of a parsed value's type, for a detail ("a JSON array, not an object")."""
     if isinstance(value, bool):
@@ -66,3 +90,24 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
     if inverted:
         detail["inverted_pairs"] = capped(inverted)
     return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+
+
+# --- explanations: the one-line reasons the rules write for a failing verdict (SPEC §11) -------
+
+
+def not_json(error: str, starts: str | None) -> str:
+    """`prediction is not JSON: Expecting value ...` as `not JSON (Expecting value ...)`."""
+    # json's "Unterminated string starting at" meets the detail's own "at line 1 column 5"
+    cause = error.removeprefix("prediction is not JSON: ").replace(" at at line ", " at line ")
+    text = f"not JSON ({cause})" if cause != error else error
+    return text + (f", prediction starts {starts!r}" if starts else "")
+
+
+def explain_concordance(detail: dict) -> str:
+    """A syllable_order verdict read after its lines (both sets): the error, or the inversions."""
+    if detail.get("error"):
+        return not_json(detail["error"], detail.get("prediction_starts"))
+    counts = ",".join(str(count) for count in detail["counts"])
+    durations = ",".join(f"{value:g}" for value in detail["durations"])
+    return (f"concordance {detail['concordance']:.2f} < {SYLLABLE_CONCORDANCE_MIN}: {detail['inversions']} of "
+            f"{detail['comparable']} pairs inverted (syllables {counts} for durations {durations} s)")

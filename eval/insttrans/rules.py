@@ -1,0 +1,600 @@
+"""The ten constraints: one table row per id (`CONSTRAINTS`, at the end) and the hard rules.
+
+A row holds the id's kind, the keywords that find its lines (SPEC §5), and either its two rules
+(hard: the original and the strict companion of eval/insttrans/strict_rules.py, each with the
+formatter of its one-line failure reason) or its rubric for the Judge (soft). The original rules
+restate the original scorer's semantics (SPEC §7), lenient spots included, so that verdicts on
+the official release match published numbers; the strict set stands beside them in `RULE_SETS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from typing import Callable
+
+import eval.insttrans.strict_rules as strict
+from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, prediction_json, short,
+                                       source_json, syllable_concordance)
+from eval.reasons import listed
+from eval.types import RuleVerdict
+
+HARD = "hard"
+SOFT = "soft"
+
+
+def line_states(line: str, constraint_id: str) -> bool:
+    """True when `line` carries one of the §5 keywords of `constraint_id`."""
+    return any(keyword in line for keyword in CONSTRAINTS[constraint_id].keywords)
+
+
+def constraint_line_for(row: dict, constraint_id: str) -> str:
+    """The line the Judge is shown for a soft id: the first line carrying its keywords (§10).
+
+    Falls back to the line at the id's own position, which validation guarantees exists.
+    """
+    for line in row["constraints"]:
+        if line_states(line, constraint_id):
+            return line
+    return row["constraints"][row["constraint_ids"].index(constraint_id)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The hard rules (SPEC §7). Each takes (prediction, row) and returns a RuleVerdict.
+# ---------------------------------------------------------------------------------------------
+
+HardRule = Callable[[str, dict], RuleVerdict]
+Explain = Callable[[dict], str]  # a failing verdict's detail -> one line saying why
+
+
+def _short(text: str) -> str:
+    return short(text, 40)
+
+
+# --- format_preserve (SPEC §7.1) -------------------------------------------------------------
+
+HTML_TAG = re.compile(r"</?[a-z][a-z0-9]*\b[^>]*>", re.IGNORECASE)
+_CJK_IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
+_WHITESPACE = re.compile(r"\s")
+_CJK_SHARE_LIMIT = 0.01
+
+# The Markdown trigger is these five patterns or a link (§7.1).
+_MARKDOWN_TRIGGER = re.compile(r"^#{1,6}\s|\*\*|`|^[-*+]\s|^>\s", re.MULTILINE)
+MARKDOWN_FEATURES: dict[str, re.Pattern] = {
+    name: re.compile(pattern, re.MULTILINE)
+    for name, pattern in (
+        ("heading", r"^#{1,6}\s"),
+        ("bold", r"\*\*[^*]+\*\*"),
+        ("italic", r"\*[^*]+\*"),
+        ("inline_code", r"`[^`]+`"),
+        ("code_block", r"```[\s\S]*?```"),
+        ("list_item", r"^[-*+]\s"),
+        ("ordered_item", r"^\d+\.\s"),
+        ("link", r"\[.*?\]\(.*?\)"),
+        ("image", r"!\[.*?\]\(.*?\)"),
+        ("quote", r"^>\s"),
+        ("table", r"\|.*\|"),
+    )
+}
+
+PLACEHOLDER_KINDS: dict[str, re.Pattern] = {
+    "name": re.compile(r"\{[a-zA-Z_][a-zA-Z0-9_]*\}"),
+    "printf": re.compile(r"%[dsf]"),
+    "dollar": re.compile(r"\$\d+"),
+    "double_brace": re.compile(r"\{\{[a-zA-Z_][a-zA-Z0-9_]*\}\}"),
+}
+
+
+def json_key_paths(value) -> set[str]:
+    """Key paths of object keys only (`a`, `a.b`, `a[0].c`); arrays add their index (§7.1).
+
+    Iterative, so a deeply nested prediction cannot exhaust the stack.
+    """
+    paths: set[str] = set()
+    stack = [("", value)]
+    while stack:
+        prefix, node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                path = f"{prefix}.{key}" if prefix else key
+                paths.add(path)
+                stack.append((path, child))
+        elif isinstance(node, list):
+            stack.extend((f"{prefix}[{index}]", child) for index, child in enumerate(node))
+    return paths
+
+
+def _through_last_gt(text: str) -> str:
+    """`text` up to its last `>`: every tag match ends there, and without the tail a run of
+    unclosed `<a<a<a…` (degenerate output) would make the tag pattern quadratic."""
+    return text[: text.rfind(">") + 1]
+
+
+def reduce_tag(tag: str) -> str:
+    """`tag` with its leftmost `\\s+.*?>` match replaced by `>` (§7.1), without the pattern.
+
+    A tag (an `HTML_TAG` match) holds one `>`, its last character, so a match runs from its start
+    to the end. One starts at a whitespace character i when `.*?` (which stops only at `\\n`) can
+    reach the `>` after `\\s+` has taken whitespace from i on: when no `\\n` follows i, or the
+    whitespace run from i covers the last `\\n`. The leftmost such i is therefore the start of the
+    whitespace run holding the last `\\n`, or with no `\\n` the first whitespace character. The
+    pattern itself is cubic on `<a` + spaces + `x\\ny>` (tested equal in tests/test_constraints.py).
+    """
+    newline = tag.rfind("\n")
+    if newline < 0:
+        first = _WHITESPACE.search(tag)
+        if first is None:
+            return tag
+        start = first.start()
+    else:
+        start = newline
+        while start > 0 and _WHITESPACE.match(tag, start - 1):
+            start -= 1
+    return tag[:start] + ">"
+
+
+def html_tags(text: str) -> list[str]:
+    """Every tag of `text` in order, reduced at its leftmost `\\s+.*?>` to `>` (§7.1)."""
+    return [reduce_tag(tag) for tag in HTML_TAG.findall(_through_last_gt(text))]
+
+
+def _has_bracket_link(text: str, opener: str) -> bool:
+    """Whether `opener` + `.*?\\]\\(.*?\\)` matches (opener `\\[` for a link, `!\\[` for an image).
+
+    Same answer as the §7.1 pattern (tested against it) in linear time: the regex goes quadratic
+    on degenerate output such as `[doge]` repeated thousands of times. `.` stops only at `\\n`.
+    """
+    for line in text.split("\n"):
+        start = line.find(opener)
+        if start < 0:
+            continue
+        close = line.find("](", start + len(opener))
+        if close >= 0 and line.find(")", close + 2) >= 0:
+            return True
+    return False
+
+
+def markdown_has(feature: str, text: str) -> bool:
+    """Whether `text` has a §7.1 Markdown feature (links and images by the linear equivalent)."""
+    if feature == "link":
+        return _has_bracket_link(text, "[")
+    if feature == "image":
+        return _has_bracket_link(text, "![")
+    return MARKDOWN_FEATURES[feature].search(text) is not None
+
+
+def _check_json_part(prediction: str, source_value) -> dict:
+    value, problem = prediction_json(prediction.strip())
+    if problem:
+        return {"passed": False, **problem}
+    source_paths, prediction_paths = json_key_paths(source_value), json_key_paths(value)
+    missing = sorted(source_paths - prediction_paths)
+    extra = sorted(prediction_paths - source_paths)
+    detail: dict = {"passed": not missing and not extra, "key_paths": len(source_paths)}
+    if missing:
+        detail["missing_paths"] = capped(missing)
+        detail["n_missing"] = len(missing)
+    if extra:
+        detail["extra_paths"] = capped(extra)
+        detail["n_extra"] = len(extra)
+    return detail
+
+
+def _first_difference(source_tags: list[str], prediction_tags: list[str]) -> dict:
+    for index in range(max(len(source_tags), len(prediction_tags))):
+        source_tag = source_tags[index] if index < len(source_tags) else None
+        prediction_tag = prediction_tags[index] if index < len(prediction_tags) else None
+        if source_tag != prediction_tag:
+            return {"index": index,
+                    "source": source_tag and _short(source_tag),
+                    "prediction": prediction_tag and _short(prediction_tag)}
+    return {}
+
+
+_ANY_ANGLE_SPAN = re.compile(r"<[^>]+>")
+
+
+def without_tags(text: str) -> str:
+    """The text the untranslated-Chinese test reads: every `<[^>]+>` match removed, as the original
+    does (§7.1): not only tags, but `<中文>`, comments and a stray `<` up to the next `>`, across lines."""
+    head = _through_last_gt(text)
+    return _ANY_ANGLE_SPAN.sub("", head) + text[len(head):]
+
+
+def _check_html_part(prediction: str, row: dict) -> dict:
+    source_tags, prediction_tags = html_tags(row["source_text"]), html_tags(prediction)
+    detail: dict = {"passed": True, "source_tags": len(source_tags),
+                    "prediction_tags": len(prediction_tags)}
+    if source_tags != prediction_tags:
+        detail["passed"] = False
+        detail["first_difference"] = _first_difference(source_tags, prediction_tags)
+        missing = Counter(source_tags) - Counter(prediction_tags)
+        extra = Counter(prediction_tags) - Counter(source_tags)
+        if missing:
+            detail["missing_tags"] = capped(_short(tag) for tag in missing.elements())
+        if extra:
+            detail["extra_tags"] = capped(_short(tag) for tag in extra.elements())
+    if row.get("source_lang") == "zh" and row.get("target_lang") not in ("ja", "zh"):
+        source_visible = without_tags(row["source_text"])
+        prediction_visible = without_tags(prediction)
+        if source_visible and prediction_visible:
+            cjk = len(_CJK_IDEOGRAPH.findall(prediction_visible))
+            visible = len(_WHITESPACE.sub("", prediction_visible))
+            share = cjk / visible if visible else 0.0
+            detail["cjk_chars"] = cjk
+            detail["cjk_share"] = round(share, 4)
+            if share > _CJK_SHARE_LIMIT:
+                detail["passed"] = False
+                detail["untranslated_chinese"] = True
+    return detail
+
+
+def _check_markdown_part(prediction: str, source_text: str) -> dict:
+    source_features = [name for name in MARKDOWN_FEATURES if markdown_has(name, source_text)]
+    lost = [name for name in source_features if not markdown_has(name, prediction)]
+    detail: dict = {"passed": not lost, "source_features": source_features}
+    if lost:
+        detail["lost"] = lost
+    return detail
+
+
+def _check_placeholder_part(prediction: str, source_text: str) -> dict:
+    detail: dict = {"passed": True, "source": {}}
+    missing: list[str] = []
+    for kind, pattern in PLACEHOLDER_KINDS.items():
+        wanted = sorted(set(pattern.findall(source_text)))
+        if not wanted:
+            continue
+        detail["source"][kind] = capped(wanted)
+        found = set(pattern.findall(prediction))
+        missing.extend(token for token in wanted if token not in found)
+    if missing:
+        detail["passed"] = False
+        detail["missing"] = capped(missing)
+    return detail
+
+
+def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
+    """SPEC §7.1: each part the source triggers (JSON, HTML, Markdown, placeholders) must hold.
+
+    A source that triggers no part passes; the detail names the parts and what each lost.
+    """
+    source_text = row["source_text"]
+    parts: dict[str, dict] = {}
+    source_value = source_json(source_text)
+    if source_value is not None:
+        parts["json"] = _check_json_part(prediction, source_value[0])
+    if HTML_TAG.search(_through_last_gt(source_text)):
+        parts["html"] = _check_html_part(prediction, row)
+    if _MARKDOWN_TRIGGER.search(source_text) or markdown_has("link", source_text):
+        parts["markdown"] = _check_markdown_part(prediction, source_text)
+    if any(pattern.search(source_text) for pattern in PLACEHOLDER_KINDS.values()):
+        parts["placeholders"] = _check_placeholder_part(prediction, source_text)
+    failed = [name for name, part in parts.items() if not part["passed"]]
+    return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
+
+
+def _explain_json_part(part: dict) -> str:
+    if part.get("error"):
+        return "JSON: " + not_json(part["error"], part.get("prediction_starts"))
+    if "key_paths" not in part:
+        raise KeyError("not a §7.1 JSON detail")  # the strict one compares values instead
+    pieces = []
+    if part.get("missing_paths"):
+        pieces.append(f"missing key {listed(part['missing_paths'])}"
+                      + (f" ({part['n_missing']} in all)" if part["n_missing"] > len(part["missing_paths"]) else ""))
+    if part.get("extra_paths"):
+        pieces.append(f"extra key {listed(part['extra_paths'])}")
+    return "JSON: " + "; ".join(pieces)
+
+
+def _explain_html_part(part: dict) -> str:
+    pieces = []
+    if part.get("missing_tags"):
+        pieces.append(f"lost tag {listed(part['missing_tags'])}")
+    if part.get("extra_tags"):
+        pieces.append(f"extra tag {listed(part['extra_tags'])}")
+    difference = part.get("first_difference")
+    if difference and not pieces:
+        pieces.append(f"tag #{difference['index'] + 1} is {difference['prediction']!s}, "
+                      f"source has {difference['source']!s} (order changed)")
+    if part.get("untranslated_chinese"):
+        pieces.append(f"untranslated Chinese left ({part['cjk_chars']} ideographs, "
+                      f"{100 * part['cjk_share']:.1f}% of the text)")
+    return "HTML: " + "; ".join(pieces)
+
+
+_EXPLAIN_FORMAT_PART = {
+    "json": _explain_json_part,
+    "html": _explain_html_part,
+    "markdown": lambda part: "Markdown: lost " + listed(part["lost"], limit=6),
+    "placeholders": lambda part: "placeholder not kept: " + listed(part["missing"]),
+}
+
+
+def explain_format_preserve(detail: dict) -> str:
+    """The failed parts of a §7.1 verdict, each with what it lost."""
+    return "; ".join(_EXPLAIN_FORMAT_PART[name](detail[name]) for name in detail["failed"])
+
+
+# --- syllable_order (SPEC §7.2) --------------------------------------------------------------
+
+
+def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
+    """SPEC §7.2: longer-shown lines must not get fewer syllables (pairwise, concordance ≥ 0.9).
+
+    Counts come from eval/syllable/ in the target language (§8), imported here so the other
+    rules work without it.
+    """
+    durations = row.get("duration_s") or []
+    if not durations:
+        return RuleVerdict(True, {"note": "no durations"})
+    value, problem = prediction_json(prediction)
+    if problem:
+        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
+    if not isinstance(value, dict):
+        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, "
+                                            "not an object"})
+    lines: list[str] = []
+    for number in range(1, len(durations) + 1):
+        line = value.get(str(number))
+        if not line:  # missing, null, 0, false, "", [] and {} are an empty line
+            line = ""
+        elif not isinstance(line, str):
+            return RuleVerdict(False, {"error": f'line "{number}" is a JSON '
+                                                f"{json_type(line)}, not a string",
+                                       "line": number})
+        lines.append(line)
+    return syllable_concordance(lines, durations, row["target_lang"])
+
+
+# --- term_compliance (SPEC §7.3) -------------------------------------------------------------
+
+_GLOSSARY_AFTER = re.compile(r"术语对照[:：](.*)")
+_LIST_SEPARATORS = re.compile(r"[、,，]")
+_CJK_OR_KANA = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff]")
+
+
+def glossary_terms(row: dict) -> list[str]:
+    """The target terms of every glossary line (§7.3), in order, without repeats.
+
+    Validation uses it too: a term_compliance row for which this is empty is a data error (§1).
+    """
+    terms: list[str] = []
+    for line in row["constraints"]:
+        if not line_states(line, "term_compliance"):
+            continue
+        found = _GLOSSARY_AFTER.search(line)
+        if not found:
+            continue
+        for piece in _LIST_SEPARATORS.split(found.group(1)):
+            if "→" not in piece:
+                continue
+            term = piece.split("→", 1)[1].strip()
+            if term and term not in terms:
+                terms.append(term)
+    return terms
+
+
+def term_occurs(term: str, prediction: str) -> bool:
+    """A CJK/kana term as a substring; any other with no `\\w` right before or after it (§7.3)."""
+    if _CJK_OR_KANA.search(term):
+        return term in prediction
+    return _standalone_term(term).search(prediction) is not None
+
+
+@lru_cache(maxsize=4096)
+def _standalone_term(term: str) -> re.Pattern:
+    return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
+
+
+def check_term_compliance(prediction: str, row: dict) -> RuleVerdict:
+    """SPEC §7.3: every glossary target term occurs in the prediction, case-sensitive."""
+    terms = glossary_terms(row)
+    missing = [term for term in terms if not term_occurs(term, prediction)]
+    detail: dict = {"terms": terms, "missing": missing}
+    if not terms:
+        detail["note"] = "no glossary term in the constraint lines"
+    return RuleVerdict(not missing, detail)
+
+
+def explain_term_compliance(detail: dict) -> str:
+    return "term not found: " + listed(detail["missing"])
+
+
+# --- social_preserve (SPEC §7.4) -------------------------------------------------------------
+
+
+def social_elements(row: dict) -> list[str]:
+    """The elements of every `社交元素` line (§7.4): after the first `:` (else the first `：`)."""
+    elements: list[str] = []
+    for line in row["constraints"]:
+        if not line_states(line, "social_preserve"):
+            continue
+        if ":" in line:
+            listed = line.split(":", 1)[1]
+        elif "：" in line:
+            listed = line.split("：", 1)[1]
+        else:
+            continue
+        for piece in _LIST_SEPARATORS.split(listed):
+            element = piece.strip()
+            if element and element not in elements:
+                elements.append(element)
+    return elements
+
+
+def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
+    """SPEC §7.4: each listed social element occurs verbatim; no element listed passes."""
+    elements = social_elements(row)
+    missing = [element for element in elements if element not in prediction]
+    detail: dict = {"elements": elements, "missing": missing}
+    if not elements:
+        detail["note"] = "no social element in the constraint lines"
+    return RuleVerdict(not missing, detail)
+
+
+def explain_social_preserve(detail: dict) -> str:
+    if not all(isinstance(element, str) for element in detail["missing"]):
+        raise TypeError("not a §7.4 detail")  # the strict detail lists counts per element
+    return "social element missing: " + listed(detail["missing"])
+
+
+# --- layout_break (SPEC §7.5) ----------------------------------------------------------------
+
+_LAYOUT_FEATURE_WORDS = (("换行", "newlines"), ("缩进", "indent"), ("表格", "table"))
+_DEFAULT_LAYOUT_FEATURES = ("newlines", "indent")
+
+
+def layout_features(row: dict) -> list[str]:
+    """Features named by the `布局`/`排版` lines (§7.5); newlines and indent when none is named."""
+    named = {feature for line in row["constraints"] if line_states(line, "layout_break")
+             for word, feature in _LAYOUT_FEATURE_WORDS if word in line}
+    return [feature for _, feature in _LAYOUT_FEATURE_WORDS if feature in named] or list(_DEFAULT_LAYOUT_FEATURES)
+
+
+def _has_table_line(text: str) -> bool:
+    return any(line.count("|") >= 2 for line in text.splitlines())
+
+
+def check_layout_break(prediction: str, row: dict) -> RuleVerdict:
+    """SPEC §7.5: equal `\\n` counts, the same leading-whitespace flag, table rows kept."""
+    source_text = row["source_text"]
+    features = layout_features(row)
+    detail: dict = {"features": features}
+    failed: list[str] = []
+    if "newlines" in features:
+        source_count, prediction_count = source_text.count("\n"), prediction.count("\n")
+        detail["newlines"] = {"source": source_count, "prediction": prediction_count}
+        if source_count != prediction_count:
+            failed.append("newlines")
+    if "indent" in features:
+        source_indented, prediction_indented = source_text[:1].isspace(), prediction[:1].isspace()
+        detail["indent"] = {"source": source_indented, "prediction": prediction_indented}
+        if source_indented != prediction_indented:
+            failed.append("indent")
+    if "table" in features:
+        source_table = _has_table_line(source_text)
+        prediction_table = _has_table_line(prediction)
+        detail["table"] = {"source": source_table, "prediction": prediction_table}
+        if source_table and not prediction_table:
+            failed.append("table")
+    detail["failed"] = failed
+    return RuleVerdict(not failed, detail)
+
+
+def explain_layout_break(detail: dict) -> str:
+    """What each failed §7.5 feature lost."""
+    pieces = []
+    for feature in detail["failed"]:
+        counts = detail[feature]
+        if feature == "newlines":
+            pieces.append(f"{counts['source']} line breaks in the source, {counts['prediction']} in the prediction")
+        elif feature == "indent":
+            pieces.append("the source starts with whitespace and the prediction does not" if counts["source"]
+                          else "the prediction starts with whitespace and the source does not")
+        else:
+            pieces.append("the source's table (a line with two |) is gone")
+    return "; ".join(pieces)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table: one row per constraint id (SPEC §4, §5, §7, §10)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Constraint:
+    """Everything the harness knows about one constraint id: one row (SPEC §4, §5, §7, §7b, §10).
+
+    A hard id carries its two rules and, beside each, the formatter that turns a failing verdict's
+    detail into the one-line reason the report shows (as inspect_ai's `Score.explanation`, kept
+    out of the detail so that scores.jsonl stays as it is).
+    """
+
+    id: str
+    kind: str                                 # HARD (a rule decides) or SOFT (the Judge does)
+    keywords: tuple[str, ...] = ()            # §5: the words that mark a line as stating it
+    rule: HardRule | None = None              # hard: the original scorer's rule (§7)
+    explain: Explain | None = None            # hard: why `rule` failed, from its detail
+    strict_rule: HardRule | None = None       # hard: the strict companion rule (§7b)
+    strict_explain: Explain | None = None     # hard: why `strict_rule` failed
+    rubric: dict[str, str] | None = None      # soft: what it asks and what 1 / 0.5 / 0 mean (§10)
+    on_social_rows: bool = False              # the bundled set's social-domain rows may carry it (§3)
+
+
+# In the SPEC's order. format_preserve and syllable_order lines carry no keyword the rules read.
+CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
+    Constraint("format_preserve", HARD, rule=check_format_preserve, explain=explain_format_preserve,
+               strict_rule=strict.check_format_preserve_strict, strict_explain=strict.explain_format_preserve_strict,
+               on_social_rows=True),
+    Constraint("syllable_order", HARD, rule=check_syllable_order, explain=explain_concordance,
+               strict_rule=strict.check_syllable_order_strict, strict_explain=strict.explain_syllable_order_strict),
+    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance,
+               explain=explain_term_compliance,
+               # the strict rule reads the terms with the same §5 reader as the original's
+               strict_rule=partial(strict.check_term_compliance_strict, glossary_terms=glossary_terms),
+               strict_explain=strict.explain_term_compliance_strict, on_social_rows=True),
+    Constraint("social_preserve", HARD, ("社交元素",), rule=check_social_preserve, explain=explain_social_preserve,
+               strict_rule=strict.check_social_preserve_strict, strict_explain=strict.explain_social_preserve_strict,
+               on_social_rows=True),
+    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break, explain=explain_layout_break,
+               strict_rule=strict.check_layout_break_strict, strict_explain=strict.explain_layout_break_strict),
+    Constraint("style_consistency", SOFT, ("语体", "风格"), rubric={
+        "subject": "the register (casual, neutral or formal) the requirement asks for",
+        "1": "the whole translation is written in the requested register, from the first sentence to the last",
+        "0.5": "the requested register dominates, but a few words, phrases or forms of address slip out of it",
+        "0": "the register is not the requested one, or it keeps changing across the text",
+    }),
+    Constraint("term_cross_sentence", SOFT, ("跨句", "全文统一"), rubric={
+        "subject": "one rendering of the term(s) the requirement names, used throughout",
+        "1": "every occurrence of the named term gets the same rendering, and that rendering fits its meaning",
+        "0.5": "one rendering clearly dominates, with a single stray variant or one occurrence left out",
+        "0": "the term is rendered in two or more competing ways, or the chosen rendering misses its meaning",
+    }),
+    Constraint("academic_format_preserve", SOFT, ("学术", "LaTeX", "学术格式"), rubric={
+        "subject": "LaTeX, formulas, symbols and citation markers kept exactly as in the source",
+        "1": "every formula, LaTeX command, math symbol and citation marker is unchanged; only the prose is translated",
+        "0.5": "all of them survive, with minor damage that changes no meaning (spacing inside a formula, one marker moved or restyled)",
+        "0": "a formula, command or citation marker is translated, rewritten, dropped or broken",
+    }),
+    Constraint("context_disambiguate", SOFT, ("歧义", "消歧"), rubric={
+        "subject": "the ambiguous expression translated in the sense the requirement states",
+        "1": "every occurrence of the ambiguous expression carries the stated sense, unmistakably",
+        "0.5": "the stated sense is chosen, but one occurrence is vague or leans towards another sense",
+        "0": "another sense is used, or the translation leaves the ambiguity unresolved",
+    }),
+    Constraint("coref_resolution", SOFT, ("指代", "代词"), rubric={
+        "subject": "references (pronouns, omitted subjects) pointing to the antecedent the requirement names",
+        "1": "every reference named by the requirement clearly points to the stated antecedent, with no new ambiguity",
+        "0.5": "the chain is right overall, but one reference is unclear or could point elsewhere",
+        "0": "a reference points to the wrong person or thing, or the stated antecedent is lost",
+    }),
+)}
+CONSTRAINT_KINDS: dict[str, str] = {cid: c.kind for cid, c in CONSTRAINTS.items()}
+HARD_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == HARD)
+SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
+SOCIAL_ONLY_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.on_social_rows)  # bundled convention (§3)
+
+# The registry: rule set -> hard id -> rule, read off the table. "original" is the protocol's; the
+# strict set stands beside it (SPEC §7b) and never replaces it.
+RULE_SETS: dict[str, dict[str, HardRule]] = {
+    "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+    "strict": {cid: c.strict_rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+}
+EXPLANATIONS: dict[str, dict[str, Explain]] = {
+    "original": {cid: c.explain for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+    "strict": {cid: c.strict_explain for cid, c in CONSTRAINTS.items() if c.kind == HARD},
+}
+DEFAULT_RULE_SET = "original"
+
+
+def explain(constraint_id: str, detail: dict, rule_set: str = DEFAULT_RULE_SET) -> str:
+    """The one-line reason a hard rule of `rule_set` failed, written by the rule's own formatter."""
+    return EXPLANATIONS[rule_set][constraint_id](detail)
+
+
+def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = DEFAULT_RULE_SET) -> RuleVerdict:
+    """Run one hard rule of a rule set on a non-missing prediction."""
+    return RULE_SETS[rule_set][constraint_id](prediction, row)

@@ -1,0 +1,93 @@
+"""The strict hard-pass rate reported beside the original's (SPEC §7b).
+
+A default run scores with the original rules; these helpers run the strict set on the same
+predictions so the summary can show how much of a score rests on the original's leniency. They
+add fields and change none: every score and every formal field stays the original's.
+"""
+
+from __future__ import annotations
+
+from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS, explain
+from eval.stats import headline
+from eval.predictions import is_missing
+from eval.reasons import cut
+from eval.types import RuleVerdict
+
+STRICT = "strict"
+_MISSING = RuleVerdict(False, {"reason": "missing prediction (null, empty or whitespace only, or no line)"})
+
+
+def strict_verdicts(row: dict, prediction: str | None) -> dict[str, RuleVerdict]:
+    """{hard id: strict verdict} for the hard ids of `row`; a missing prediction fails each (§6)."""
+    rules = RULE_SETS[STRICT]
+    hard_ids = dict.fromkeys(cid for cid in row["constraint_ids"] if CONSTRAINT_KINDS[cid] == HARD)
+    if is_missing(prediction):
+        return {cid: _MISSING for cid in hard_ids}
+    return {cid: rules[cid](prediction, row) for cid in hard_ids}
+
+
+def strict_instance(row: dict, prediction: str | None) -> dict:
+    """One instance under the strict set, in the shape of a scores.jsonl row's hard part:
+    {case_id, hard_pass, constraints: [{index, id, kind, passed}]} (no details: the summary needs
+    only the verdicts)."""
+    verdicts = strict_verdicts(row, prediction)
+    constraints = [{"index": index, "id": cid, "kind": HARD, "passed": verdicts[cid].passed}
+                   for index, cid in enumerate(row["constraint_ids"], 1) if cid in verdicts]
+    return {"case_id": row["case_id"], "hard_pass": not is_missing(prediction) and all(
+        entry["passed"] for entry in constraints), "constraints": constraints}
+
+
+def strict_instances(rows: list[dict], predictions: dict[str, str | None]) -> list[dict]:
+    """`strict_instance` for every row, in data order."""
+    return [strict_instance(row, predictions.get(row["case_id"])) for row in rows]
+
+
+def strict_summary(instances: list[dict]) -> dict:
+    """{"hard_pass_rate_strict": {value, ci95, n}, "pass_rate_strict": {hard id: rate}}.
+
+    `instances` are `strict_instances(...)`, or the scores.jsonl rows of a `--rule-set strict` run
+    (same fields); the interval is eval/metrics.py's seeded bootstrap, as for hard_pass_rate."""
+    verdicts: dict[str, list[bool]] = {}
+    for instance in instances:
+        for entry in instance["constraints"]:
+            if entry["kind"] == HARD:
+                verdicts.setdefault(entry["id"], []).append(entry["passed"])
+    return {
+        "hard_pass_rate_strict": headline(instances, "hard_pass"),
+        "pass_rate_strict": {cid: round(sum(verdicts[cid]) / len(verdicts[cid]), 6)
+                             for cid in CONSTRAINT_KINDS if cid in verdicts},
+    }
+
+
+def add_strict_to_summary(summary: dict, strict: dict) -> None:
+    """Put `hard_pass_rate_strict` right after `hard_pass_rate`, and each hard id's strict rate
+    beside its `pass_rate` in `by_constraint`; nothing already in the summary changes."""
+    entries = list(summary.items())
+    summary.clear()
+    for key, value in entries:
+        summary[key] = value
+        if key == "hard_pass_rate":
+            summary["hard_pass_rate_strict"] = strict["hard_pass_rate_strict"]
+    summary.setdefault("hard_pass_rate_strict", strict["hard_pass_rate_strict"])
+    for cid, rate in strict["pass_rate_strict"].items():
+        if cid in summary.get("by_constraint", {}):
+            summary["by_constraint"][cid]["pass_rate_strict"] = rate
+
+
+def rule_set_disagreements(rows: list[dict], predictions: dict[str, str | None]) -> list[dict]:
+    """Every (instance, hard id) where the original and the strict rules disagree, in data order:
+    {case_id, id, original, strict, reason} with the reason the failing side's rule writes (the
+    differential check; docs/strict-rules.md lists it for the bundled example predictions)."""
+    original_rules, strict_rules = RULE_SETS["original"], RULE_SETS[STRICT]
+    found = []
+    for row in rows:
+        prediction = predictions.get(row["case_id"])
+        if is_missing(prediction):
+            continue  # both sets fail a missing prediction
+        for cid in dict.fromkeys(c for c in row["constraint_ids"] if CONSTRAINT_KINDS[c] == HARD):
+            original, strict = original_rules[cid](prediction, row), strict_rules[cid](prediction, row)
+            if original.passed != strict.passed:
+                failing_set, failing = (STRICT, strict) if original.passed else ("original", original)
+                found.append({"case_id": row["case_id"], "id": cid, "original": original.passed,
+                              "strict": strict.passed, "reason": cut(explain(cid, failing.detail, failing_set))})
+    return found

@@ -1,0 +1,187 @@
+"""Hostile predictions (docs/testing.md): the time every hard rule of both sets and the syllable counter
+take on the degenerate outputs of issue 21, and on repeated tokens of growing size.
+
+Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000]
+
+`--shapes` times each named shape on the bundled row it targets (every hard rule of both sets,
+then the whole row written as a scores.jsonl line); `--sweep` times each rule and counter on
+predictions of the given sizes in KB and prints the ratio between consecutive sizes (10 means
+linear). Figures are in docs/testing.md. tests/test_hostile_input.py runs the same builders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# The bundled rows each shape is aimed at: an HTML row (zh source, so the untranslated-Chinese
+# test runs too), a Markdown row, a placeholder row, a JSON row, and syllable rows in French and
+# Japanese (their subtitle line carries the shape).
+HTML_ROW, MARKDOWN_ROW, PLACEHOLDER_ROW = "itb-social-011", "itb-lit-032", "itb-doc-041"
+JSON_ROW, FRENCH_ROW, JAPANESE_ROW = "itb-lit-074", "itb-subtitle-002", "itb-subtitle-022"
+
+
+def _repeat(token: str, size: int) -> str:
+    return (token * (size // len(token) + 1))[:size]
+
+
+def _subtitle(text: str) -> str:
+    """`text` as line 1 of a four-line subtitle prediction."""
+    return json.dumps({"1": text, "2": "oui", "3": "non", "4": "bien"}, ensure_ascii=False)
+
+
+# name -> (case_id, builder(size in characters) -> prediction, the size issue 21 measured)
+SHAPES = {
+    "html attribute spaces": (HTML_ROW, lambda n: "<a" + " " * n + "x\ny>", 2_000),
+    "unclosed tag name": (HTML_ROW, lambda n: "<" + "a" * n, 20_000),
+    "unclosed comments": (HTML_ROW, lambda n: _repeat("<!--", n), 100_000),
+    "open LaTeX \\(": (PLACEHOLDER_ROW, lambda n: "{x} " + _repeat("\\(", n), 100_000),
+    "open LaTeX \\[": (PLACEHOLDER_ROW, lambda n: "{x} " + _repeat("\\[", n), 100_000),
+    "one French token": (FRENCH_ROW, lambda n: _subtitle("a" * n), 40_000),
+    "(eu) repeated to French": (FRENCH_ROW, lambda n: _subtitle(_repeat("eu", n)), 40_000),
+    "%$€ to Japanese": (JAPANESE_ROW, lambda n: _subtitle(_repeat("%$€", n)), 40_000),
+    "Markdown-like 10 MB": (MARKDOWN_ROW, lambda n: _repeat("- **a** `b` [c](d) *e*\n", n), 10_000_000),
+    "lone-surrogate JSON key": (JSON_ROW, lambda n: '{"\\ud800": ' + json.dumps("x" * n) + "}", 1_000),
+}
+
+
+def bundled_rows() -> dict[str, dict]:
+    lines = (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    return {row["case_id"]: row for row in map(json.loads, filter(str.strip, lines))}
+
+
+_LOADERS = ("_cmu_syllables", "_tagger")
+
+
+def clear_text_caches() -> None:
+    """Empty the counter's per-text and per-word caches (not its loaders), so that a repeated
+    measurement counts again instead of reading the cache."""
+    import importlib
+    import pkgutil
+
+    import eval.syllable as syllable
+
+    for info in pkgutil.iter_modules(syllable.__path__):
+        module = importlib.import_module(f"eval.syllable.{info.name}")
+        for name, function in vars(module).items():
+            if hasattr(function, "cache_clear") and name not in _LOADERS:
+                function.cache_clear()
+
+
+def time_row(row: dict, prediction: str) -> dict[str, float]:
+    """Seconds per (rule set, hard id) on `row`, and for scoring and writing the row whole."""
+    from eval.insttrans.rules import RULE_SETS
+    from eval.outputs import jsonl_line
+    from eval.insttrans.scoring import score_instance
+
+    times = {}
+    clear_text_caches()
+    for rule_set, rules in RULE_SETS.items():
+        for constraint_id, rule in rules.items():
+            started = time.perf_counter()
+            rule(prediction, row)
+            times[f"{rule_set}/{constraint_id}"] = time.perf_counter() - started
+    clear_text_caches()
+    started = time.perf_counter()
+    for rule_set in RULE_SETS:
+        jsonl_line(score_instance(row, prediction, None, rule_set))
+    times["score and write"] = time.perf_counter() - started
+    return times
+
+
+# --- the sweep: one repeated token per mark a pattern reads ----------------------------------
+
+SWEEP_TOKENS = ("<a ", "<!--", "<", "\\(", "$", "{{a", "%(", "**a", "`", "[a](", "#a", "@a", "[",
+                "http://a", "- ", "| ", "\u3000", "a", "(eu)", "é", "%$€", "１２３", "Ab", '{"a":')
+COUNTER_SAMPLES = {  # one repeated word per script family of eval/syllable
+    "en": "hello ", "fr": "(eu)", "de": "Schule ", "ru": "привет ", "ja": "こんにちは", "zh": "你好",
+    "ko": "안녕 ", "th": "สวัสดี", "hi": "नमस्ते ", "ar": "مرحبا ", "vi": "xin ", "es": "hola ",
+}
+
+
+SOCIAL_ROW = "itb-social-001"  # a Markdown source with #topic#, [emote] and a social_preserve line
+
+# (rule set, hard id, row): each rule on the rows whose source makes it read the prediction.
+SWEEP_TARGETS = [(rule_set, "format_preserve", row) for rule_set in ("original", "strict")
+                 for row in (HTML_ROW, MARKDOWN_ROW, PLACEHOLDER_ROW, JSON_ROW)]
+SWEEP_TARGETS += [(rule_set, cid, row) for rule_set in ("original", "strict")
+                  for cid, row in (("syllable_order", FRENCH_ROW), ("term_compliance", JSON_ROW),
+                                   ("social_preserve", SOCIAL_ROW), ("layout_break", MARKDOWN_ROW))]
+
+
+def sweep_cases():
+    """(label, callable(size) -> seconds): every rule target × token, then the counter per family."""
+    from eval.insttrans.rules import RULE_SETS
+    from eval.syllable import count_syllables
+
+    rows = bundled_rows()
+    cases = []
+    for token in SWEEP_TOKENS:
+        for rule_set, constraint_id, row_id in SWEEP_TARGETS:
+            def run(size, rule=RULE_SETS[rule_set][constraint_id], row=rows[row_id], token=token):
+                text = _repeat(token, size)
+                clear_text_caches()
+                started = time.perf_counter()
+                rule(text, row)
+                return time.perf_counter() - started
+            cases.append((f"{rule_set}/{constraint_id} {row_id} {token!r}", run))
+    for lang, word in COUNTER_SAMPLES.items():
+        def count(size, lang=lang, word=word):
+            text = _repeat(word, size)
+            clear_text_caches()
+            started = time.perf_counter()
+            count_syllables(text, lang)
+            return time.perf_counter() - started
+        cases.append((f"count_syllables {lang} {word!r}", count))
+    return cases
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shapes", action="store_true", help="time the named hostile shapes")
+    parser.add_argument("--sweep", action="store_true", help="time every rule on repeated tokens")
+    parser.add_argument("--sizes", default="10,100,1000", help="sweep sizes in KB (default 10,100,1000)")
+    parser.add_argument("--only", default="", help="only the shapes whose name contains this")
+    parser.add_argument("--verbose", action="store_true", help="print every sweep case as it is timed")
+    args = parser.parse_args()
+    if not (args.shapes or args.sweep):
+        args.shapes = True
+    if args.shapes:
+        rows = bundled_rows()
+        print("| prediction | size | slowest rule | its time | all rules + score + write |")
+        print("|---|---:|---|---:|---:|")
+        for name, (row_id, build, size) in SHAPES.items():
+            if args.only not in name:
+                continue
+            times = time_row(rows[row_id], build(size))
+            slowest = max((key for key in times if key != "score and write"), key=times.get)
+            print(f"| {name} | {size:,} | {slowest} | {times[slowest]:.3f} s | {sum(times.values()):.3f} s |",
+                  flush=True)
+    if args.sweep:
+        sizes = [int(size) * 1000 for size in args.sizes.split(",")]
+        worst = []
+        for label, run in sweep_cases():
+            run(sizes[0])  # warm the lazy loaders
+            seconds = [run(size) for size in sizes]
+            ratios = [later / max(earlier, 2e-3) for earlier, later in zip(seconds, seconds[1:])]
+            worst.append((max(ratios), seconds[-1], label, seconds))
+            if args.verbose:
+                print(f"  ratio {max(ratios):6.1f}  " + " ".join(f"{s:.4f}" for s in seconds) + f"  {label}", flush=True)
+        worst.sort(reverse=True)
+        print(f"{len(worst)} cases; the 15 with the largest growth ratio (time floored at 2 ms), then the 10 slowest:")
+        for ratio, _, label, seconds in worst[:15]:
+            print(f"  ratio {ratio:6.1f}  " + " ".join(f"{s:.4f}" for s in seconds) + f"  {label}")
+        for ratio, last, label, seconds in sorted(worst, key=lambda item: -item[1])[:10]:
+            print(f"  {last:.3f} s at {sizes[-1] // 1000} KB  {label}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
