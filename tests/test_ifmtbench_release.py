@@ -41,6 +41,7 @@ RUBRIC_REPLIES = [  # (reply, {dimension: raw value read})
     ('Verdict {"style": [2, "why"], "background": 2.5} end', {"style": 2, "background": 2.5}),
     ('{"scores": 3}', {"style": 3, "background": 3}),
     ('{"scores": {"style": 0, "background": null}}', {"style": 0, "background": None}),
+    ('Form {S} as:\n```json\n{"scores": {"style": 2, "background": 4}}\n```', {"style": 2, "background": 4}),
 ]
 
 
@@ -83,7 +84,7 @@ def glossary_rule(row: dict, response: str) -> bool:
     return True
 
 
-def original_requests(rows: list[dict], responses: dict) -> Counter:
+def original_requests(rows: list[dict], responses: dict, model: str = "gpt-4o") -> Counter:
     """What the original sends (§3.3): per label in class order, the rubric prompt for style and
     for background, the glossary prompt when the rule fails; nothing for a missing response."""
     sent: Counter = Counter()
@@ -93,9 +94,9 @@ def original_requests(rows: list[dict], responses: dict) -> Counter:
             continue
         for label in labels(row):
             if label in (STYLE_LABEL, BACKGROUND_LABEL):
-                sent[rf.if_body("gpt-4o", rf.if_prompt(rf.IF_RUBRIC_TEMPLATE, row, response))] += 1
+                sent[rf.if_body(model, rf.if_prompt(rf.IF_RUBRIC_TEMPLATE, row, response))] += 1
             elif label == GLOSSARY_LABEL and not glossary_rule(row, response):
-                sent[rf.if_body("gpt-4o", rf.if_prompt(rf.IF_GLOSSARY_TEMPLATE, row, response))] += 1
+                sent[rf.if_body(model, rf.if_prompt(rf.IF_GLOSSARY_TEMPLATE, row, response))] += 1
     return sent
 
 
@@ -114,7 +115,10 @@ def files(tmp_path, monkeypatch):
     predictions = [json.loads(line) for line in (DATA / "example_predictions.jsonl").read_text(
         encoding="utf-8").split("\n") if line]
     predictions = [p for p in predictions if p["response"] == "" or p["response"].strip()]  # see docs: blank
-    predictions[3]["response"] = "    " + predictions[3]["response"]  # sent as given, never stripped
+    soft = {(row["md5"], row["instruction_lang"]) for row in bundled_rows()
+            if {STYLE_LABEL, BACKGROUND_LABEL} & set(labels(row))}
+    padded = next(p for p in predictions if (p["md5"], p["instruction_lang"]) in soft and p["response"])
+    padded["response"] = "    " + padded["response"]  # sent as given, never stripped
     release = rf.make_ifmtbench_release(tmp_path / "IFMTBench")
     (release / "data").mkdir()
     for name in ("test_single_constraint", "test_multi_constraint"):
@@ -144,12 +148,14 @@ def scores(out: Path) -> list[dict]:
 # Requests and verdicts
 # ---------------------------------------------------------------------------------------------
 
-def test_requests_are_the_releases(files, monkeypatch, capsys):
+@pytest.mark.parametrize("model", [None, "gpt-5.6-sol"])  # always chat, whatever the model
+def test_requests_are_the_releases(files, monkeypatch, capsys, model):
     with JudgeServer(handler) as server:
-        status, _ = run(files, files["tmp"] / "out", server=server, monkeypatch=monkeypatch, capsys=capsys)
+        status, _ = run(files, files["tmp"] / "out", *(["--judge-model", model] if model else []), server=server,
+                        monkeypatch=monkeypatch, capsys=capsys)
         sent = Counter((request.path, request.raw) for request in server.judge_requests())
     assert status == 0
-    original = original_requests(files["rows"], files["responses"])
+    original = original_requests(files["rows"], files["responses"], model or "gpt-4o")
     assert sent == Counter(set(original))  # the same requests; each distinct one asked once
     assert sum(original.values()) > len(original)  # rows labelled style and background: sent twice upstream
     raws = [raw for _, raw in sent]
@@ -157,6 +163,7 @@ def test_requests_are_the_releases(files, monkeypatch, capsys):
     prompts = [json.loads(raw)["messages"][0]["content"] for raw in raws]
     assert any(rf.IF_GLOSSARY in p for p in prompts) and any(rf.IF_RUBRIC in p for p in prompts)
     assert all(p.startswith("\n") for p in prompts)
+    assert any("<model_output>\n    " in p for p in prompts)
 
 
 def test_verdicts_are_the_releases(files, monkeypatch, capsys):
@@ -241,6 +248,20 @@ def test_an_invalid_verdict_aborts_without_results(files, monkeypatch, capsys):
 # ---------------------------------------------------------------------------------------------
 # A release that differs: exit 2, expected vs found
 # ---------------------------------------------------------------------------------------------
+
+def test_data_files_with_release_dir(files, monkeypatch, capsys):
+    """--data FILE (twice) names the rows; --release-dir names the scorer's folder."""
+    data = files["release"] / "data"
+    with JudgeServer(handler) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        status = run_cli(evaluate.main, [
+            "--data", str(data / "test_single_constraint.jsonl"), "--data", str(data / "test_multi_constraint.jsonl"),
+            "--predictions", str(files["predictions"]), "--output-dir", str(files["tmp"] / "out"), "--quiet",
+            "--protocol", "release", "--release-dir", str(files["release"])])
+        sent = Counter((request.path, request.raw) for request in server.judge_requests())
+    capsys.readouterr()
+    assert status == 0 and sent == Counter(set(original_requests(files["rows"], files["responses"])))
+
 
 @pytest.mark.parametrize("how, expected, found", [
     ("missing file", "expected the file eval/llm_judge.py", "no such file"),
