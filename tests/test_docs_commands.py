@@ -45,7 +45,8 @@ NOT_RUN = {
     "MODEL_API_BASE=http://127.0.0.1:4000/v1 MODEL_API_KEY=$LITELLM_MASTER_KEY": "needs the gateway above",
     "pip install -r ./InstTrans-Bench/requirements.txt": "needs the download above; installs packages",
     "pip install -r ./Sandglass-Bench/requirements.txt": "needs the download above; installs packages",
-    "python evaluate.py --data IFMTBench/data/": "needs the IFMTBench release folder (the Hy-MT2 repository)",
+    "python evaluate.py --benchmark ifmtbench --dataset ./Hy-MT2/IFMTBench": "needs the IFMTBench release folder "
+                                                                              "(the Hy-MT2 repository)",
 }
 # Shown commands not run, matched whole (another shown command starts the same way).
 NOT_RUN_EXACT = {
