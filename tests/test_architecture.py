@@ -237,3 +237,13 @@ def test_nothing_below_the_cli_takes_an_argparse_namespace():
                     if "Namespace" in annotation or arg.arg == "args":
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}({arg.arg})")
     assert offenders == []
+
+
+def test_the_layout_in_the_docs_names_every_module():
+    """docs/architecture.md's layout has a line for every module and package of eval/."""
+    layout = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = [path for path in (ROOT / "eval").glob("*.py") if path.name != "__init__.py"]
+    named += [path for path in (ROOT / "eval").iterdir() if (path / "__init__.py").is_file()]
+    missing = [path.relative_to(ROOT).as_posix() for path in named
+               if f"`{path.relative_to(ROOT).as_posix()}{'/' if path.is_dir() else ''}`" not in layout]
+    assert missing == []

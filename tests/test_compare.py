@@ -576,3 +576,35 @@ def test_main_returns_0_and_writes_the_json_result(tmp_path, capsys):
     assert main([str(a), str(b), "--resamples", "100", "--json", str(out)]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["resamples"] == 100
     assert capsys.readouterr().out.rstrip().endswith(f"wrote {out}")
+
+
+def test_a_metric_is_paired_only_where_both_summaries_report_it_and_every_row_has_it(tmp_path):
+    rows = rows_with([True, False] * 10)  # every row carries quality and if_score values
+    unjudged = write_run(tmp_path / "unjudged", rows, judge=None)  # ... which the summary says were not measured
+    assert set(compare([unjudged, write_run(tmp_path / "u2", rows, judge=None)], resamples=100)["metrics"]) == {
+        "hard_pass_rate"}
+    judged = write_run(tmp_path / "judged", rows)  # one summary reports quality, the other does not
+    assert set(compare([judged, unjudged], resamples=100, force=True)["metrics"]) == {"hard_pass_rate"}
+    gap = [dict(row, quality=None) if index == 4 else row for index, row in enumerate(rows)]
+    a, b = write_run(tmp_path / "a", rows), write_run(tmp_path / "b", rows)
+    (b / "scores.jsonl").write_text("".join(json.dumps(row) + "\n" for row in gap), encoding="utf-8")
+    assert set(compare([a, b], resamples=100)["metrics"]) == {"if_score", "hard_pass_rate"}
+
+
+def test_the_table_columns_line_up_under_their_header():
+    from eval.compare import format_comparison
+
+    header, row = format_comparison(_comparison([0.5]))[-2:]
+    assert header == "  metric      n         A         B     B − A       95% CI of B − A        p"
+    assert row == "  m0         10    0.5000    0.6000   +0.1000    [+0.0100, +0.2000]   0.5000   "
+
+
+def test_a_line_metric_is_paired_only_where_both_summaries_report_it(tmp_path):
+    targets = {"short": 10, "natural": 13, "long": 16}
+    items = [sandglass_item(f"u{i}", kind, target, target) for i in range(10) for kind, target in targets.items()]
+    a, b = write_sandglass_run(tmp_path / "a", items), write_sandglass_run(tmp_path / "b", items)
+    assert "slope" in compare([a, b], resamples=100)["metrics"]
+    summary = json.loads((b / "summary.json").read_text(encoding="utf-8"))
+    summary["overall"]["slope"] = None
+    (b / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    assert "slope" not in compare([a, b], resamples=100)["metrics"]

@@ -106,3 +106,40 @@ def test_negative_usage_is_not_summed_into_the_meta(tmp_path):
         result = predict(server, tmp_path)
     assert result.meta["usage"]["input_tokens"] == 0 and result.meta["usage"]["output_tokens"] == 2 * len(ROWS)
     assert json.dumps(result.meta)  # the meta stays plain JSON
+
+
+@pytest.mark.parametrize("kind, form, expected", [
+    (CHAT, "json_schema", {"response_format": {"type": "json_schema", "json_schema": {
+        "name": "verdict", "schema": {"type": "object"}, "strict": True}}}),
+    (CHAT, "json_object", {"response_format": {"type": "json_object", "schema": {"type": "object"}}}),
+    (RESPONSES, "json_object", {"text": {"format": {"type": "json_schema", "name": "verdict",
+                                                     "schema": {"type": "object"}, "strict": True}}}),
+])
+def test_the_structured_forms_of_both_endpoints(kind, form, expected):
+    from eval.openai_api import json_schema_params
+
+    assert json_schema_params(kind, "verdict", {"type": "object"}, form) == expected
+
+
+def test_responses_input_renames_text_parts_by_role_and_keeps_strings():
+    from eval.openai_api import request_body, responses_input
+
+    messages = [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "b"}]},
+                {"role": "user", "content": "c"}]
+    assert responses_input(messages) == [
+        {"role": "user", "content": [{"type": "input_text", "text": "a"}, {"type": "image_url"}]},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "b"}]},
+        {"role": "user", "content": "c"}]
+    assert json.loads(request_body(RESPONSES, "m", "p", {})) == {"model": "m", "input": "p"}
+    assert json.loads(request_body(CHAT, "m", "p", {})) == {"model": "m", "messages": [{"role": "user", "content": "p"}]}
+
+
+def test_responses_bodies_with_odd_items_reasoning_and_refusals():
+    payload = {"status": "completed", "output": [
+        "not an item",
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "abcd"}]},
+        {"type": "message", "content": ["odd", {"type": "refusal", "refusal": "no"}]}]}
+    answer = parse_answer(RESPONSES, payload)
+    assert answer.reasoning_chars == 4 and answer.refusal == "no"
+    assert answer.text == "" and answer.has_text is False

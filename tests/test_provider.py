@@ -391,6 +391,7 @@ def test_one_burst_of_429s_cuts_the_limit_once():
 @pytest.mark.parametrize("setup, expected", [
     (lambda health, now: None, None),
     (lambda health, now: setattr(health, "paused_until", now + 11.2), "rate limited, resuming in 12 s"),
+    (lambda health, now: setattr(health, "paused_until", now), None),  # the pause has just ended
     (lambda health, now: (setattr(health, "breaker_open", True), setattr(health, "next_probe_at", now + 7.5)),
      "provider not answering, retrying in 8 s"),
     (lambda health, now: (setattr(health, "breaker_open", True), setattr(health, "probing", True)),

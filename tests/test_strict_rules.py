@@ -970,6 +970,7 @@ LONG = 40_000  # past MARKDOWN_CAPPED_FROM
 
 @pytest.mark.parametrize("extra, capped_parse", [(0, False), (1, True)])
 def test_the_parse_is_capped_past_32768_characters_only(extra, capped_parse):
+    assert MARKDOWN_CAPPED_FROM == 32_768  # the number docs/strict-rules.md gives
     prediction = "- one\n- two\n- three\n"
     prediction += "x" * (MARKDOWN_CAPPED_FROM + extra - len(prediction))
     detail = check_format_preserve_strict(prediction, make_row("- 一\n- 二")).detail["markdown"]
