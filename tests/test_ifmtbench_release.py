@@ -30,7 +30,8 @@ from judge_server import JudgeServer, text_reply
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "ifmtbench"
 KEY = "sk-ifmt-release-key-9f8e7d6c5b4a"
-GLOSSARY_LABEL, STYLE_LABEL, BACKGROUND_LABEL = "机器翻译-术语表约束翻译", "机器翻译-风格指令遵循", "机器翻译-带上下文背景翻译"
+GLOSSARY_LABEL, STYLE_LABEL, BACKGROUND_LABEL = ("机器翻译-术语表约束翻译", "机器翻译-风格指令遵循",
+                                                 "机器翻译-带上下文背景翻译")
 
 # Replies and what the release reads from them (RELEASE-FACTS §3.5).
 GLOSSARY_REPLIES = [("1", 1), (" 0\n", 0), ("```\n1\n```", 1), ("Term 1 is fine, 0 errors", 1), ("0.5", 0),
