@@ -83,10 +83,10 @@ def open_release(bench: Benchmark, config: RunConfig) -> tuple[Benchmark, RunCon
         raise ConfigError(f"--protocol release: {bench.title} has no release plug-in yet", "use --protocol harness")
     release = bench.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
     counters = dict(bench.counters)
-    if release.counter is None:
-        print(f"release protocol: {harness_counter_notice(release.counter_file)}", file=sys.stderr)
-    else:
+    if release.counter is not None:
         counters[RELEASE] = release.counter
+    elif release.counter_file:  # "" : the benchmark counts no syllables, so there is nothing to say
+        print(f"release protocol: {harness_counter_notice(release.counter_file)}", file=sys.stderr)
     bench = dataclasses.replace(bench, prompt_sets={**bench.prompt_sets, RELEASE: release.prompt_set},
                                 counters=counters)
     config = dataclasses.replace(config, prompt_set=RELEASE, counter=RELEASE if release.counter else HARNESS)
@@ -240,7 +240,8 @@ def run_evaluation(config: RunConfig) -> int:
     if not config.quiet:
         print(bench.console_table(summary))
         if release is not None:
-            print(f"protocol: release ({release.root}); syllable counter: {summary['protocol']['syllable_counter']}; "
+            counter = summary["protocol"]["syllable_counter"] or "none"
+            print(f"protocol: release ({release.root}); syllable counter: {counter}; "
                   "report.md says which published numbers this run is comparable with")
         print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html")
     return 0

@@ -33,7 +33,7 @@ class ReleaseProtocol:
     examined: dict[str, str]         # relpath -> SHA-256 of the copy the facts were checked on
     prompt_set: PromptSet            # the release's prompts, versions `release:<template digest>`, request shape
     counter: Callable[[str, str], int] | None  # None: the harness's counter (not trusted)
-    counter_file: str                # relpath of the release's syllable module
+    counter_file: str                # relpath of the release's syllable module ("" when it counts none)
     comparable: tuple[str, ...]      # the published numbers this run can stand beside
     not_comparable: tuple[str, ...]  # and those it cannot, each with why
     templates: dict[str, str] = field(default_factory=dict)           # template name -> SHA-256 as read
@@ -80,16 +80,23 @@ def protocol_block(release: ReleaseProtocol) -> dict:
                   for path, sha in sorted(release.files.items())},
         "templates": {name: {"sha256": sha, "matches_examined_copy": release.examined_templates.get(name) == sha}
                       for name, sha in sorted(release.templates.items())},
-        "syllable_counter": RELEASE if release.counter is not None else HARNESS,
+        "syllable_counter": counter_name(release),
         "comparable_with": list(release.comparable),
         "not_comparable_with": list(release.not_comparable),
     }
 
 
+def counter_name(release: ReleaseProtocol) -> str | None:
+    """`release`, `harness` (the release's counter not trusted), or None for a benchmark without one."""
+    if release.counter is not None:
+        return RELEASE
+    return HARNESS if release.counter_file else None
+
+
 def signature_parts(release: ReleaseProtocol) -> tuple[str, ...]:
     """protocol:release, the files' digest, and counter:harness when the release's counter is not
     trusted (the pipeline's choice parts already say prompts:release and counter:release)."""
-    untrusted = ("counter:harness",) if release.counter is None else ()
+    untrusted = ("counter:harness",) if counter_name(release) == HARNESS else ()
     return (f"protocol:{RELEASE}", f"release:{files_digest(release.files)}", *untrusted)
 
 
@@ -113,7 +120,8 @@ def report_lines(block: dict) -> list[str]:
     matching = sum(entry["matches_examined_copy"] for entry in block["templates"].values())
     lines += ["", f"Judge templates as read: {matching} of {len(block['templates'])} identical to the ones the "
                   "harness's facts were checked on (`summary.json` `protocol.templates`).",
-              "", f"Syllable counter: {block['syllable_counter']}.", "", "Comparable with published numbers:"]
+              "", f"Syllable counter: {block['syllable_counter'] or 'none (the benchmark counts no syllables)'}.",
+              "", "Comparable with published numbers:"]
     lines += [f"- {item}" for item in block["comparable_with"]] or ["- none"]
     lines += ["", "Not comparable:"]
     lines += [f"- {item}" for item in block["not_comparable_with"]] or ["- none"]

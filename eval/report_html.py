@@ -197,7 +197,7 @@ def page_head(summary: dict, title: str) -> list[str]:
     protocol = summary.get("protocol")  # only under --protocol release (SPEC §15)
     if protocol:
         parts += ["<h2>Protocol: release</h2>", '<ul class="meta">',
-                  f"<li>protocol: release; syllable counter: {escape(protocol['syllable_counter'])}</li>"]
+                  f"<li>protocol: release; syllable counter: {escape(protocol['syllable_counter'] or 'none')}</li>"]
         parts += [f"<li><code>{escape(path)}</code> sha256 <code>{escape(entry['sha256'])}</code>"
                   + ("" if entry["matches_examined_copy"] else " (differs from the copy the facts were checked on)")
                   + "</li>" for path, entry in protocol["files"].items()]

@@ -171,9 +171,9 @@ def main() -> int:
             run(sizes[0])  # warm the lazy loaders
             seconds = [run(size) for size in sizes]
             ratios = [later / max(earlier, 2e-3) for earlier, later in zip(seconds, seconds[1:])]
-            worst.append((max(ratios), seconds[-1], label, seconds))
+            worst.append((max(ratios, default=1.0), seconds[-1], label, seconds))  # one size: no ratio
             if args.verbose:
-                print(f"  ratio {max(ratios):6.1f}  " + " ".join(f"{s:.4f}" for s in seconds) + f"  {label}", flush=True)
+                print(f"  ratio {max(ratios, default=1.0):6.1f}  " + " ".join(f"{s:.4f}" for s in seconds) + f"  {label}", flush=True)
         worst.sort(reverse=True)
         print(f"{len(worst)} cases; the 15 with the largest growth ratio (time floored at 2 ms), then the 10 slowest:")
         for ratio, _, label, seconds in worst[:15]:

@@ -4,7 +4,7 @@ Each folder has the shape the facts describe (file names, template names, placeh
 but this team's own synthetic text, which carries sentinel sentences. The sentinels are put
 together at run time, so no file of this repository holds one: a test can grep the repository,
 the outputs and the logs for them. Beside each folder, the test side's own fill functions rebuild
-the prompts and request bodies from the facts alone (shared/RELEASE-FACTS.md §1.2–1.4, §2.2–2.4),
+the prompts and request bodies from the facts alone (shared/RELEASE-FACTS.md §1.2–1.4, §2.2–2.4, §3.2–3.4),
 independently of the harness's AST reader.
 """
 
@@ -18,9 +18,9 @@ def _sentinel(name: str) -> str:
     return "-".join(("RLS", "SENTINEL", name, "b7e2")) + " says the synthetic rubric"
 
 
-Q_DEFAULT, Q_WEB, SOFT, SANDGLASS, JA_NOTES, JA_BAD = (
-    _sentinel(name) for name in ("QDEF", "QWEB", "SOFT", "SAND", "JANOTE", "JABAD"))
-SENTINELS = (Q_DEFAULT, Q_WEB, SOFT, SANDGLASS, JA_NOTES, JA_BAD)
+Q_DEFAULT, Q_WEB, SOFT, SANDGLASS, JA_NOTES, JA_BAD, IF_GLOSSARY, IF_RUBRIC = (
+    _sentinel(name) for name in ("QDEF", "QWEB", "SOFT", "SAND", "JANOTE", "JABAD", "IFGLOS", "IFRUB"))
+SENTINELS = (Q_DEFAULT, Q_WEB, SOFT, SANDGLASS, JA_NOTES, JA_BAD, IF_GLOSSARY, IF_RUBRIC)
 
 # ---------------------------------------------------------------------------------------------
 # InstTrans-Bench
@@ -288,4 +288,74 @@ def make_sandglass_release(root: Path, template: str = SG_TEMPLATE, **evaluate) 
     (root / "evaluate.py").write_text(sg_evaluate_py(**evaluate), encoding="utf-8")
     (root / "syllable_calculation.py").write_text(SG_V3_PY, encoding="utf-8")
     (root / "syllable_calculation_v2.py").write_text(SG_V2_PY, encoding="utf-8")
+    return root
+
+
+# ---------------------------------------------------------------------------------------------
+# IFMTBench
+# ---------------------------------------------------------------------------------------------
+
+# Both start with a newline; the glossary one ends with one, the rubric one with an escaped brace
+# (a literal `}` once formatted) after two escaped pairs (RELEASE-FACTS §3.1).
+IF_GLOSSARY_TEMPLATE = ("\n" + IF_GLOSSARY + " (0 or 1).\n<instruction>\n{user_instruction}\n</instruction>\n"
+                        "<ground_truth>\n{ground_truth}\n</ground_truth>\n"
+                        "<model_output>\n{target_translation}\n</model_output>\n")
+IF_RUBRIC_TEMPLATE = ("\n" + IF_RUBRIC + "; see <instruction> below.\n<instruction>\n{user_instruction}\n"
+                      "</instruction>\n<ground_truth>\n{ground_truth}\n</ground_truth>\n"
+                      "<model_output>\n{target_translation}\n</model_output>\n"
+                      'Reply {{"scores": {{"style": S, "background": S}}}}')
+
+
+def if_prompt(template: str, row: dict, response: str) -> str:
+    """The facts' fill (§3.2): instruction, reference, raw response; nothing stripped."""
+    return template.format(user_instruction=row.get("input", ""), ground_truth=row.get("output", ""),
+                           target_translation=response)
+
+
+def if_body(model: str, prompt: str) -> tuple[str, bytes]:
+    """Always chat; model, messages, temperature, max_tokens, top_p, stream; `requests`' json.dumps (§3.4)."""
+    body = {"model": model, "messages": [{"role": "user", "content": prompt}], "temperature": 0.0,
+            "max_tokens": 8192, "top_p": 0.6, "stream": False}
+    return "/v1/chat/completions", json.dumps(body).encode("utf-8")
+
+
+def if_llm_judge_py(glossary_name: str = "GLOSSARY_REWARD_PROMPT", glossary: str = IF_GLOSSARY_TEMPLATE,
+                    rubric: str = IF_RUBRIC_TEMPLATE) -> str:
+    return f'''"""Synthetic release Judge (tests only)."""
+import requests
+
+from config import LLM_CONFIG, MAX_RETRIES, REQUEST_TIMEOUT
+
+{glossary_name} = {glossary!r}
+
+STYLE_AND_BACKGROUND_REWARD_PROMPT = {rubric!r}
+
+
+def call_llm(prompt):
+    return requests.post(LLM_CONFIG["api_base"].rstrip("/") + "/chat/completions", json={{}}).json()
+'''
+
+
+def if_config_py(temperature: str = "0.0") -> str:
+    return f'''"""Synthetic release config (tests only)."""
+import os
+
+LLM_CONFIG = {{
+    "api_base": os.environ.get("LLM_API_BASE", ""),
+    "api_key": os.environ.get("LLM_API_KEY", ""),
+    "model": os.environ.get("LLM_MODEL_NAME", "gpt-4o"),
+    "temperature": float(os.environ.get("LLM_TEMPERATURE", "{temperature}")),
+    "max_tokens": int(os.environ.get("LLM_MAX_TOKENS", "8192")),
+    "top_p": float(os.environ.get("LLM_TOP_P", "0.6")),
+}}
+MAX_WORKERS = int(os.environ.get("EVAL_MAX_WORKERS", "20"))
+MAX_RETRIES = int(os.environ.get("EVAL_MAX_RETRIES", "5"))
+REQUEST_TIMEOUT = int(os.environ.get("EVAL_REQUEST_TIMEOUT", "360"))
+'''
+
+
+def make_ifmtbench_release(root: Path, config: str | None = None, **judge) -> Path:
+    (root / "eval").mkdir(parents=True, exist_ok=True)
+    (root / "eval" / "llm_judge.py").write_text(if_llm_judge_py(**judge), encoding="utf-8")
+    (root / "config.py").write_text(if_config_py() if config is None else config, encoding="utf-8")
     return root

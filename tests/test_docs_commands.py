@@ -45,6 +45,8 @@ NOT_RUN = {
     "vllm serve": "needs GPUs and model weights",
     "litellm --config": "needs a gateway configuration and its providers",
     "MODEL_API_BASE=http://127.0.0.1:4000/v1 MODEL_API_KEY=$LITELLM_MASTER_KEY": "needs the gateway above",
+    "python evaluate.py --benchmark ifmtbench --dataset ./Hy-MT2/IFMTBench": "needs the IFMTBench release folder "
+                                                                              "(the Hy-MT2 repository)",
 }
 # Shown commands not run, matched whole (another shown command starts the same way).
 NOT_RUN_EXACT: dict[str, str] = {}

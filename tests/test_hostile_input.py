@@ -6,6 +6,7 @@ figures are in docs/testing.md, from scripts/bench_hostile.py)."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 
@@ -141,3 +142,22 @@ def test_sweep_every_rule_and_counter_grows_near_linearly(label, run):
     times = [min(run(size) for _ in range(2)) for size in (10_000, 100_000)] + [run(1_000_000)]
     for smaller, larger in zip(times, times[1:]):
         assert larger <= GROWTH_LIMIT * max(smaller, SWEEP_FLOOR), (label, times)
+
+
+def test_the_buffered_inline_parse_gives_markdown_its_own_tokens():
+    """markdown-it-py 3.x (what mdit-py-cjk-friendly's pin resolves to) appends unclaimed text one
+    character at a time, quadratic in a run of `[`; the strict rules then parse inline text over a
+    buffered state. It must give the library's own tokens, on either version."""
+    from eval.insttrans import strict_rules
+
+    rng = random.Random(7)
+    alphabet = "ab [](){}*_`<>!\\\n  注意：请**~#-:&"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60))) for _ in range(3_000)]
+    texts += ["**注意：**请", "[a](b) `c` *d* ![e](f) <http://x.y>", "a  \nb\\\nc", "`` a ` b ``"]
+    for links in (True, False):
+        parser = strict_rules._markdown_parser(links=links)
+        for text in texts:
+            native, buffered = [], []
+            parser.inline.parse(text, parser, {}, native)
+            strict_rules._parse_inline_buffered(parser, text, {}, buffered)
+            assert [token.as_dict() for token in buffered] == [token.as_dict() for token in native], text

@@ -555,11 +555,3 @@ def test_no_sentinel_leaves_the_requests_and_the_cache(it_files, sg_files, monke
             text = path.read_bytes().decode("utf-8", "replace")
             assert not any(sentinel in text for sentinel in rf.SENTINELS), name
 
-
-def test_a_benchmark_without_a_release_plugin_is_refused(tmp_path, capsys):
-    """IFMTBench's release plug-in comes with its own issue: until then, one clear exit 2."""
-    status = run_cli(evaluate.main, ["--benchmark", "ifmtbench", "--predictions", str(tmp_path / "p.jsonl"),
-                                     "--output-dir", str(tmp_path / "out"), "--skip-judge", "--protocol", "release",
-                                     "--release-dir", str(tmp_path)])
-    assert status == 2 and "has no release plug-in yet" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()

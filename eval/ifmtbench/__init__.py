@@ -37,6 +37,13 @@ def no_syllable_counter(text: str, lang: str) -> int:
     raise NotImplementedError("IFMTBench has no syllable rule")
 
 
+def open_release(root, trust_code: bool):
+    """`--protocol release` (SPEC §15): the plug-in in eval.ifmtbench.release, imported only for such a run."""
+    from eval.ifmtbench.release import open_release as open_plugin
+
+    return open_plugin(root, trust_code)
+
+
 def check_config(config: RunConfig) -> list[str]:
     if config.options.get("rule_set", "original") != "original":
         raise ConfigError("--rule-set applies to InstTrans-Bench only (IFMTBench has one rule set: its original "
@@ -94,6 +101,7 @@ IFMTBENCH = Benchmark(
     load_predictions=load_ifmt_predictions,
     judge_params=JUDGE_PARAMS,
     explorer_view=explorer.explorer_view,
+    open_release=open_release,
 )
 
 __all__ = ["IFMTBENCH", "DEFAULT_DATA", "DEFAULT_JUDGE_MODEL", "ID_KINDS", "JUDGE_PARAMS", "LABELS", "PROMPT_VERSIONS"]
