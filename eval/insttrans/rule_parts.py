@@ -4,6 +4,8 @@ read."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import json
 
 from eval.types import RuleVerdict
@@ -58,6 +60,18 @@ def json_type(value) -> str:
 def capped(items) -> list:
     """The first few items of a detail list, so scores.jsonl stays compact."""
     return list(items)[:DETAIL_LIST_LIMIT]
+
+
+def multiset_changes(expected, found, lost_key: str, added_key: str, label=lambda item: item) -> dict:
+    """What `found` lacks of `expected` and holds beyond it, repeats counted, as capped detail
+    lists under `lost_key` and `added_key` (a key only when its list is not empty)."""
+    expected, found = Counter(expected), Counter(found)
+    changes = {}
+    if lost := expected - found:
+        changes[lost_key] = capped(label(item) for item in lost.elements())
+    if added := found - expected:
+        changes[added_key] = capped(label(item) for item in added.elements())
+    return changes
 
 
 def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVerdict:

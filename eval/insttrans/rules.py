@@ -10,14 +10,13 @@ the official release match published numbers; the strict set stands beside them 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Callable
 
 import eval.insttrans.strict_rules as strict
 from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, prediction_json, short,
-                                       source_json, syllable_concordance)
+                                       source_json, multiset_changes, syllable_concordance)
 from eval.reasons import listed
 from eval.types import RuleVerdict
 
@@ -210,12 +209,7 @@ def _check_html_part(prediction: str, row: dict) -> dict:
     if source_tags != prediction_tags:
         detail["passed"] = False
         detail["first_difference"] = _first_difference(source_tags, prediction_tags)
-        missing = Counter(source_tags) - Counter(prediction_tags)
-        extra = Counter(prediction_tags) - Counter(source_tags)
-        if missing:
-            detail["missing_tags"] = capped(_short(tag) for tag in missing.elements())
-        if extra:
-            detail["extra_tags"] = capped(_short(tag) for tag in extra.elements())
+        detail.update(multiset_changes(source_tags, prediction_tags, "missing_tags", "extra_tags", _short))
     if row.get("source_lang") == "zh" and row.get("target_lang") not in ("ja", "zh"):
         source_visible = without_tags(row["source_text"])
         prediction_visible = without_tags(prediction)

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Callable
 
 from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json, prediction_json,
-                                       short, source_json, syllable_concordance)
+                                       multiset_changes, short, source_json, syllable_concordance)
 from eval.reasons import listed
 from eval.types import RuleVerdict
 
@@ -132,12 +132,8 @@ def check_html_part(source: str, prediction: str) -> dict | None:
                                               "source": source_tag and _tag_text(source_tag),
                                               "prediction": prediction_tag and _tag_text(prediction_tag)}
                 break
-        missing = Counter(map(_tag_text, source_tags)) - Counter(map(_tag_text, prediction_tags))
-        extra = Counter(map(_tag_text, prediction_tags)) - Counter(map(_tag_text, source_tags))
-        if missing:
-            detail["missing_tags"] = capped(missing.elements())
-        if extra:
-            detail["extra_tags"] = capped(extra.elements())
+        detail.update(multiset_changes(map(_tag_text, source_tags), map(_tag_text, prediction_tags),
+                                       "missing_tags", "extra_tags"))
         return detail
     attribute_problems = []
     for index, ((_, name, source_attrs), (_, _, prediction_attrs)) in enumerate(zip(source_tags, prediction_tags)):
@@ -466,14 +462,8 @@ def check_markdown_part(source: str, prediction: str) -> dict | None:
     source_blocks, prediction_blocks = source_structure["blocks"], prediction_structure["blocks"]
     if list(source_blocks) != list(prediction_blocks):
         detail["passed"] = False
-        lost = Counter(source_blocks) - Counter(prediction_blocks)
-        added = Counter(prediction_blocks) - Counter(source_blocks)
-        if lost:
-            detail["lost_blocks"] = capped(_block_label(block) for block in lost.elements())
-        if added:
-            detail["extra_blocks"] = capped(_block_label(block) for block in added.elements())
-        if not lost and not added:
-            detail["blocks_reordered"] = True
+        changes = multiset_changes(source_blocks, prediction_blocks, "lost_blocks", "extra_blocks", _block_label)
+        detail.update(changes or {"blocks_reordered": True})
         source_items, prediction_items = source_structure["item_texts"], prediction_structure["item_texts"]
         if len(prediction_items) < len(source_items):
             # Items are translated, so the lost ones are named by their source text: the items past
