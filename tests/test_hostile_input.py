@@ -148,16 +148,16 @@ def test_the_buffered_inline_parse_gives_markdown_its_own_tokens():
     """markdown-it-py 3.x (what mdit-py-cjk-friendly's pin resolves to) appends unclaimed text one
     character at a time, quadratic in a run of `[`; the strict rules then parse inline text over a
     buffered state. It must give the library's own tokens, on either version."""
-    from eval.insttrans import strict_rules
+    from eval.insttrans import markdown_tokens
 
     rng = random.Random(7)
     alphabet = "ab [](){}*_`<>!\\\n  注意：请**~#-:&"
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60))) for _ in range(3_000)]
     texts += ["**注意：**请", "[a](b) `c` *d* ![e](f) <http://x.y>", "a  \nb\\\nc", "`` a ` b ``"]
     for links in (True, False):
-        parser = strict_rules._markdown_parser(links=links)
+        parser = markdown_tokens.markdown_parser(links=links)
         for text in texts:
             native, buffered = [], []
             parser.inline.parse(text, parser, {}, native)
-            strict_rules._parse_inline_buffered(parser, text, {}, buffered)
+            markdown_tokens.parse_inline_buffered(parser, text, {}, buffered)
             assert [token.as_dict() for token in buffered] == [token.as_dict() for token in native], text

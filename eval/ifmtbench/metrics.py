@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from eval.ifmtbench.labels import HARD, ID_KINDS
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline, mean_or_none, rounded
+from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline, mean_or_none, rounded, single_threaded_numpy
 
 HEADLINES = ("if_score", "if_score_single", "if_score_multi", "composition_drop", "hard_pass_rate")
 
@@ -23,8 +23,7 @@ def difference_ci(first: list, second: list, samples: int = BOOTSTRAP_SAMPLES,
     independently (they hold different rows), with the shared fixed seed."""
     if not first or not second or any(value is None for value in [*first, *second]):
         return None
-    import numpy  # imported here: only the summary needs it
-
+    numpy = single_threaded_numpy()
     a, b = numpy.asarray(first, dtype=float), numpy.asarray(second, dtype=float)
     rng = numpy.random.default_rng(seed)
     deltas = numpy.empty(samples)

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 import unicodedata
 from collections import Counter
-from functools import lru_cache
 from typing import Callable
 
+from eval.insttrans.markdown_tokens import markdown_parser, parse_blocks, parse_inline
 from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json, prediction_json,
                                        multiset_changes, short, source_json, syllable_concordance)
 from eval.reasons import listed
@@ -178,36 +177,6 @@ def _may_have_markdown(text: str) -> bool:
                 or _LINE_START_MARKS.search(text))
 
 
-@lru_cache(maxsize=2)
-def _markdown_parser(links: bool = True):
-    from markdown_it import MarkdownIt  # imported here: only Markdown-bearing texts need it
-    from mdit_py_cjk_friendly import cjk_friendly
-
-    # CommonMark's emphasis with the CJK-friendly amendment (§7b): `**注意：**请` is bold, as
-    # Chinese renderers show it. The plugin changes nothing where no CJK character is involved.
-    parser = MarkdownIt("commonmark").enable("table").use(cjk_friendly)
-    # Without a `]` no link or image can close, but the link rules still scan every `[` for a
-    # label (2 s for 100 KB of `[`); such inline texts are parsed without them, to the same tokens.
-    _silence_rule_debug_logging()
-    return parser if links else parser.disable(["link", "image"])
-
-
-def _silence_rule_debug_logging() -> None:
-    """markdown-it's block rules log "entering <rule>" at DEBUG on every attempt, ~15 calls per
-    parsed text even when nothing listens. Where DEBUG is off for those loggers (always, unless a
-    user turned it on) their `debug` becomes a no-op for this process: the parse is unchanged."""
-    import logging
-
-    for name, module in list(sys.modules.items()):
-        logger = getattr(module, "LOGGER", None) if name.startswith("markdown_it.rules_") else None
-        if isinstance(logger, logging.Logger) and not logger.isEnabledFor(logging.DEBUG):
-            logger.debug = _ignore
-
-
-def _ignore(*args, **kwargs) -> None:
-    return None
-
-
 _INLINE_MARKS = re.compile(r"[*_`\[<]")  # code spans, emphasis, links, images and autolinks need one
 
 
@@ -246,17 +215,17 @@ def _markdown_tokens(text: str, limits: dict | None = None) -> list:
     that has a mark the comparison reads (the others can hold no code span, link, image or
     emphasis, so their inline parse would add nothing). With `limits` (a count per `_COMPARED`
     key), StructureExceeded stops the parse as soon as the text has more of one than its limit."""
-    parser = _markdown_parser()
+    parser = markdown_parser()
     env: dict = {}
     tokens: list = [] if limits is None else _CappedBlockTokens(limits["blocks"])
-    parser.block.parse(text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), parser, env, tokens)
+    parse_blocks(parser, text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), env, tokens)
     counted = Counter()
     for token in tokens:
         if token.type == "inline":
             token.children = []
             if _INLINE_MARKS.search(token.content):
-                inline = parser if "]" in token.content else _markdown_parser(links=False)
-                _parse_inline(inline, token.content, env, token.children)
+                inline = parser if "]" in token.content else markdown_parser(links=False)
+                parse_inline(inline, token.content, env, token.children)
                 if limits is not None:
                     counted.update(_COUNTED_INLINE[child.type] for child in token.children
                                    if child.type in _COUNTED_INLINE)
@@ -264,79 +233,6 @@ def _markdown_tokens(text: str, limits: dict | None = None) -> list:
                         if count > limits[what]:
                             raise StructureExceeded(what, limits[what])
     return list(tokens)
-
-
-def _parse_inline(parser, text: str, env: dict, children: list) -> None:
-    """The inline parse of `text` into `children`, linear in its length on every markdown-it-py.
-
-    markdown-it-py 4 buffers the text no rule claims; 3.x (what a fresh install resolves to, since
-    mdit-py-cjk-friendly asks for markdown-it-py<4) appends it with `+=` on an attribute, one
-    character at a time: 9.5 s for 1 MB of `[`. On 3.x the same loop and rules run over a state
-    that buffers that text, so the tokens are the same."""
-    from markdown_it.rules_inline import StateInline
-
-    if hasattr(StateInline, "append_pending"):
-        parser.inline.parse(text, parser, env, children)
-    else:
-        _parse_inline_buffered(parser, text, env, children)
-
-
-def _parse_inline_buffered(parser, text: str, env: dict, children: list) -> None:
-    state = _buffered_state_class()(text, parser, env, children)
-    rules = [_buffered_text if rule.__name__ == "text" else rule for rule in parser.inline.ruler.getRules("")]
-    end, max_nesting, ok = state.posMax, parser.options["maxNesting"], False
-    while state.pos < end:  # markdown-it-py 3.0's ParserInline.tokenize, the pending text buffered
-        if state.level < max_nesting:
-            for rule in rules:
-                ok = rule(state, False)
-                if ok:
-                    break
-        if ok:
-            if state.pos >= end:
-                break
-            continue
-        state.append_pending(state.src[state.pos])
-        state.pos += 1
-    if state.pending:
-        state.pushPending()
-    for rule in parser.inline.ruler2.getRules(""):
-        rule(state)
-
-
-def _buffered_text(state, silent: bool) -> bool:
-    """markdown-it's `text` rule, its run of plain characters appended to the buffer."""
-    from markdown_it.rules_inline.text import text
-
-    start = state.pos
-    if not text(state, True):  # silent: finds the run and moves past it, adds nothing
-        return False
-    if not silent:
-        state.append_pending(state.src[start:state.pos])
-    return True
-
-
-@lru_cache(maxsize=1)
-def _buffered_state_class():
-    from markdown_it.rules_inline import StateInline
-
-    class BufferedPendingState(StateInline):
-        """StateInline whose pending text is a list of pieces, joined only when a rule reads it."""
-
-        @property
-        def pending(self) -> str:
-            pieces = self.__dict__.setdefault("_pieces", [])
-            if len(pieces) > 1:
-                pieces[:] = ["".join(pieces)]
-            return pieces[0] if pieces else ""
-
-        @pending.setter
-        def pending(self, value: str) -> None:
-            self.__dict__["_pieces"] = [value] if value else []
-
-        def append_pending(self, piece: str) -> None:
-            self.__dict__.setdefault("_pieces", []).append(piece)
-
-    return BufferedPendingState
 
 
 _COMPARED = ("blocks", "code_spans", "links", "images", "strong", "emphasis")
