@@ -26,10 +26,13 @@ from eval.predictions import is_missing, wrapper_diagnostics
 _JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
+_EMBED_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def embed_json(value) -> str:
     """`value` as JSON that is inert inside a script element: no `</script`, no `<!--`, and none
     of the characters an HTML parser looks for."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _EMBED_ENCODER.encode(value)
     for character, escape in _JSON_ESCAPES:
         text = text.replace(character, escape)
     return text

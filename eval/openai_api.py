@@ -10,14 +10,15 @@ their own policy: verdicts and cache, or resumable answer files.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only; httpx is imported where it is used
+if TYPE_CHECKING:  # annotations only; httpx and asyncio are imported where they are used
+    import asyncio
+
     import httpx
 
 CHAT = "chat_completions"
@@ -306,7 +307,9 @@ class ClientPool:
 @contextlib.asynccontextmanager
 async def client_pool(size: int, timeout: float):
     """`size` clients with `timeout` for one whole exchange, closed when the block ends."""
-    import httpx  # heavy: only the provider paths need it
+    import asyncio  # with httpx: only the provider paths need them (an offline run never does)
+
+    import httpx
 
     ssl_context = httpx.create_ssl_context()
     async with contextlib.AsyncExitStack() as stack:

@@ -126,10 +126,24 @@ def _escape_surrogates(text: str) -> str:
 
 def jsonl_line(value) -> str:
     """One JSONL record: UTF-8 text kept readable, every line-breaking character escaped."""
-    text = _escape_surrogates(json.dumps(value, ensure_ascii=False))
-    if any(character in text for character in "\u2028\u2029\x85\x1c\x1d\x1e"):  # rare; translate is slow
-        text = text.translate(_LINE_BREAKS_IN_JSON)
-    return text + "\n"
+    return jsonl_lines((value,))
+
+
+_JSONL_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_NEEDS_ESCAPE = re.compile("[\u2028\u2029\x85\x1c\x1d\x1e\ud800-\udfff]")
+
+
+def jsonl_lines(values) -> str:
+    """`jsonl_line` of each value, joined: one encoder for all, and the rare escapes (line-breaking
+    characters, lone surrogates: only ever inside JSON strings) looked for once over the whole text."""
+    text = "".join([line for value in values for line in (_JSONL_ENCODER.encode(value), "\n")])
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text
+    return _NEEDS_ESCAPE.sub(_unicode_escape, text)
+
+
+def _unicode_escape(match: re.Match) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def json_text(value) -> str:

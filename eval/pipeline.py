@@ -23,7 +23,7 @@ from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
-from eval.outputs import (json_text, jsonl_line, remove_previous_results, result_paths, write_atomic,
+from eval.outputs import (json_text, jsonl_lines, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
@@ -230,7 +230,7 @@ def run_evaluation(config: RunConfig) -> int:
                                 extra_reasons, release)
         failure_lists = failures(scores, summary, bench=bench)
         write_results(config.output_dir, {
-            "scores.jsonl": "".join(jsonl_line(score) for score in scores),
+            "scores.jsonl": jsonl_lines(scores),
             "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
                           + "\n".join(failures_markdown(failure_lists)) + "\n"),
             "report.html": render_report_html(summary, scores, bench, failure_lists),
@@ -252,6 +252,6 @@ def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, o
     bench = get_benchmark(benchmark)
     data = load_benchmark_data(bench, source)
     rows = data.rows[:limit] if limit else data.rows
-    write_atomic(output, "".join(jsonl_line(bench.model_input(row)) for row in rows))
+    write_atomic(output, jsonl_lines(bench.model_input(row) for row in rows))
     print(f"wrote {len(rows)} {bench.title} model inputs to {output}")
     return 0
