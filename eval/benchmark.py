@@ -43,12 +43,17 @@ class Metric:
 @dataclass(frozen=True)
 class PromptSet:
     """One set of Judge prompts of a benchmark (SPEC §10): the requests the instances with a
-    prediction need, and the versions the signature and summary record."""
+    prediction need, the versions the signature and summary record, and how they are sent. The
+    request parameters live here, beside the prompts they were tuned for, so that a benchmark's
+    Judge is described in one place and a second prompt set can bring its own."""
 
     versions: Mapping[str, str]
     judge_requests: Callable[[list[dict], dict], list]   # (rows, predictions) -> [JudgeRequest]
     # The request each prompt becomes when it is not SPEC §10's (a release's own, §15); None: §10's.
     shape: Callable[[JudgeSettings], RequestShape] | None = None
+    # Chat request parameters of SPEC §10's request (and its repair turn) instead of the shared
+    # ones (IFMTBench: its original scorer's); they become the run's JudgeSettings.params. None: shared.
+    params: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,6 @@ class Benchmark:
                                                                   # published checksum): "official release (by row counts)"
     load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
                                                                   # rows, rows outside --limit) -> (predictions, lines)
-    judge_params: dict | None = None                              # chat request parameters instead of the shared ones
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
