@@ -122,7 +122,8 @@ class Benchmark:
     release_case_id: re.Pattern | None = None   # the release's case_id form, if it publishes one
     compare_sections: tuple[str, ...] = ()      # compare's result sections beside "metrics" and "by_constraint"
     prediction_field: str | None = None         # a scores.jsonl field holding the prediction text, if any
-    # IFMTBench's hooks; None keeps the shared behaviour.
+    # Generic hooks IFMTBench introduced (its Judge's request parameters are PromptSet.params); None
+    # keeps the shared behaviour (docs/architecture.md lists what each is for).
     dataset_files: Callable[[Path], list[Path] | None] | None = None  # a --dataset DIR (or a default_data folder)
                                                                   # -> the data files to read, in order
     release_by_rows: Callable[[list[dict]], bool] | None = None   # data with the release's row counts (no
