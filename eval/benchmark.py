@@ -43,12 +43,17 @@ class Metric:
 @dataclass(frozen=True)
 class PromptSet:
     """One set of Judge prompts of a benchmark (SPEC §10): the requests the instances with a
-    prediction need, and the versions the signature and summary record."""
+    prediction need, the versions the signature and summary record, and how they are sent. The
+    request parameters live here, beside the prompts they were tuned for, so that a benchmark's
+    Judge is described in one place and a second prompt set can bring its own."""
 
     versions: Mapping[str, str]
     judge_requests: Callable[[list[dict], dict], list]   # (rows, predictions) -> [JudgeRequest]
     # The request each prompt becomes when it is not SPEC §10's (a release's own, §15); None: §10's.
     shape: Callable[[JudgeSettings], RequestShape] | None = None
+    # Chat request parameters of SPEC §10's request (and its repair turn) instead of the shared
+    # ones (IFMTBench: its original scorer's); they become the run's JudgeSettings.params. None: shared.
+    params: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True)
@@ -117,14 +122,14 @@ class Benchmark:
     release_case_id: re.Pattern | None = None   # the release's case_id form, if it publishes one
     compare_sections: tuple[str, ...] = ()      # compare's result sections beside "metrics" and "by_constraint"
     prediction_field: str | None = None         # a scores.jsonl field holding the prediction text, if any
-    # IFMTBench's hooks; None keeps the shared behaviour.
+    # Generic hooks IFMTBench introduced (its Judge's request parameters are PromptSet.params); None
+    # keeps the shared behaviour (docs/architecture.md lists what each is for).
     dataset_files: Callable[[Path], list[Path] | None] | None = None  # a --dataset DIR (or a default_data folder)
                                                                   # -> the data files to read, in order
     release_by_rows: Callable[[list[dict]], bool] | None = None   # data with the release's row counts (no
                                                                   # published checksum): "official release (by row counts)"
     load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
                                                                   # rows, rows outside --limit) -> (predictions, lines)
-    judge_params: dict | None = None                              # chat request parameters instead of the shared ones
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None

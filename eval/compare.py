@@ -21,7 +21,7 @@ from eval.benchmark import Benchmark
 from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from eval.errors import CompareError
 from eval.flags import HarnessParser
-from eval.pairing import UnitValues  # noqa: F401  (part of this module's interface)
+from eval.pairing import UnitValues, metric_rows  # noqa: F401  (UnitValues: part of this module's interface)
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
@@ -376,9 +376,11 @@ def _mark(p_value: float) -> str:
     return "**" if p_value < 0.01 else "*" if p_value < SIGNIFICANCE else ""
 
 
-def format_comparison(comparison: dict, lower_is_better: frozenset[str] = frozenset()) -> list[str]:
+def format_comparison(comparison: dict, lower_is_better: frozenset[str] = frozenset(),
+                      sections: tuple[str, ...] = ()) -> list[str]:
     """Lines of the table of one comparison, significant deltas marked * (p < 0.05) and ** (p < 0.01),
-    metrics where smaller is better (the benchmark declares them) noted beside the delta."""
+    metrics where smaller is better (the benchmark declares them) noted beside the delta; `sections`:
+    the benchmark's result sections beside `by_constraint`."""
     lines = [f"A = {comparison['a']}   B = {comparison['b']}   ({comparison['pairing']['paired']} paired instances)"]
     check = comparison["signature_check"]
     if not check["compatible"]:
@@ -387,10 +389,7 @@ def format_comparison(comparison: dict, lower_is_better: frozenset[str] = frozen
         lines.append(f"  FORCED: compared on the common instances only "
                      f"({len(comparison['pairing']['only_in_a'])} only in A, "
                      f"{len(comparison['pairing']['only_in_b'])} only in B)")
-    rows = [(name, stats) for name, stats in comparison["metrics"].items()]
-    rows += [(f"  {name}", stats) for name, stats in comparison["by_constraint"].items()]
-    for lang, stats_of in (comparison.get("by_language") or {}).items():
-        rows += [(f"  {lang} {name}", stats) for name, stats in stats_of.items()]
+    rows = metric_rows(comparison, sections)
     width = max([len(name) for name, _ in rows] + [6])
     lines.append(f"  {'metric':<{width}}  {'n':>5}  {'A':>8}  {'B':>8}  {'B − A':>8}  {'95% CI of B − A':>20}  {'p':>7}")
     for name, stats in rows:
@@ -408,10 +407,10 @@ def format_comparison(comparison: dict, lower_is_better: frozenset[str] = frozen
 
 
 def format_report(result: dict) -> str:
-    lower_is_better = get_benchmark(result["runs"][0]["benchmark"]).lower_is_better()
+    bench = get_benchmark(result["runs"][0]["benchmark"])
     lines = []
     for comparison in result["comparisons"]:
-        lines += format_comparison(comparison, lower_is_better) + [""]
+        lines += format_comparison(comparison, bench.lower_is_better(), bench.compare_sections) + [""]
     lines.append(f"* p < {SIGNIFICANCE}, ** p < 0.01 (paired approximate randomization, {result['resamples']} "
                  f"resamples, seed {result['seed']}); CI: paired bootstrap percentile interval. "
                  "p-values are not corrected for the number of metrics.")

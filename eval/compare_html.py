@@ -15,6 +15,7 @@ from pathlib import Path
 
 from eval.errors import HarnessError
 from eval.explorer import generic_view, page, pane, run_meta, texts_of
+from eval.pairing import metric_rows
 
 # `Run` in annotations is eval.compare's; it is not imported, not even for type checkers, because
 # eval.compare imports this module for --html (an import back would draw a circle).
@@ -91,13 +92,6 @@ def changed_case_ids(a: Run, b: Run) -> list[str]:
 # The chart
 # ---------------------------------------------------------------------------------------------
 
-def delta_rows(comparison: dict) -> list[tuple[str, dict]]:
-    """(label, stats) for every metric of one comparison, in the printed table's order."""
-    rows = list(comparison["metrics"].items())
-    rows += [(f"  {name}", stats) for name, stats in comparison.get("by_constraint", {}).items()]
-    for lang, stats_of in (comparison.get("by_language") or {}).items():
-        rows += [(f"  {lang} {name}", stats) for name, stats in stats_of.items()]
-    return rows
 
 
 def nice_extent(largest: float) -> float:
@@ -109,11 +103,13 @@ def nice_extent(largest: float) -> float:
     return largest
 
 
-def delta_chart_svg(comparison: dict, lower_is_better: frozenset[str] = frozenset(), width: int = 980) -> str:
+def delta_chart_svg(comparison: dict, lower_is_better: frozenset[str] = frozenset(), width: int = 980,
+                    sections: tuple[str, ...] = ()) -> str:
     """A forest plot of B − A: a dot per metric, its 95% interval as a line, zero marked, the
     numbers and p-value beside it; significant deltas (p < 0.05) coloured by direction
-    (`lower_is_better`: the benchmark's metrics where a drop is the improvement)."""
-    rows = delta_rows(comparison)
+    (`lower_is_better`: the benchmark's metrics where a drop is the improvement); rows in the
+    printed table's order (`sections`: the benchmark's own, eval.compare.metric_rows)."""
+    rows = metric_rows(comparison, sections)
     label_w, text_w, row_h, top = 220, 330, 20, 40
     plot_w = width - label_w - text_w
     height = top + row_h * max(len(rows), 1) + 30
@@ -231,7 +227,8 @@ def render_compare_html(result: dict, runs: list[Run]) -> str:
     """The whole compare page for `compare()`'s result over `runs` (the first is A)."""
     bench = _bench(runs[0])
     lower_is_better = bench.lower_is_better() if bench else frozenset()
-    charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison, lower_is_better)}</div>"
+    sections = bench.compare_sections if bench else ()
+    charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison, lower_is_better, sections=sections)}</div>"
                      for comparison in result["comparisons"])
     legend = (f"<p class=\"legend\">dot: B − A; line: 95% paired-bootstrap interval; p: paired approximate "
               f"randomization ({result['resamples']} resamples, seed {result['seed']}); * p &lt; {SIGNIFICANCE}, "

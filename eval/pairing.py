@@ -4,7 +4,8 @@ Every metric compare tests is a weighted mean over paired units, sum(w · v) / s
 benchmark gives, per metric, each unit's value in run A and in run B and the unit's weight; compare
 resamples the units and never re-computes a benchmark's metric (sacreBLEU's paired tests take
 sufficient statistics the same way). A benchmark builds these from its own scores.jsonl rows with
-its own metric functions (`Benchmark.compare_units`).
+its own metric functions (`Benchmark.compare_units`). `metric_rows` lists the results back, the
+benchmark's own sections (`Benchmark.compare_sections`) included, for the table and the compare page.
 """
 
 from __future__ import annotations
@@ -51,3 +52,24 @@ def instance_units(a, b, case_ids: list[str], fields: dict[str, str]) -> dict[st
             continue
         units[metric] = UnitValues(values_a, values_b, [1.0] * len(case_ids))
     return units
+
+
+def _stat_leaves(section: dict, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict]]:
+    """(path, stats) of every metric in a result section, nested groups flattened in order."""
+    leaves = []
+    for key, value in section.items():
+        if isinstance(value, dict) and "delta" in value and "ci95" in value:
+            leaves.append(((*prefix, key), value))
+        elif isinstance(value, dict):
+            leaves += _stat_leaves(value, (*prefix, key))
+    return leaves
+
+
+def metric_rows(comparison: dict, sections: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
+    """(label, stats) of one comparison in the table's order: the metrics, `by_constraint`, then the
+    benchmark's own sections (`Benchmark.compare_sections`, e.g. per language: "  en score"), so
+    that compare prints a benchmark's section without knowing its name."""
+    rows = list(comparison["metrics"].items())
+    for section in ("by_constraint", *sections):
+        rows += [("  " + " ".join(path), stats) for path, stats in _stat_leaves(comparison.get(section) or {})]
+    return rows

@@ -217,8 +217,8 @@ def run_evaluation(config: RunConfig) -> int:
             from eval import judge_client
 
             settings = config.judge
-            if bench.judge_params is not None:
-                settings = replace(settings, params=dict(bench.judge_params))
+            if prompts.params is not None:  # the prompt set's own parameters (eval/benchmark.py PromptSet)
+                settings = replace(settings, params=dict(prompts.params))
             verdicts, judge_block = judge_client.run_judge_prompts(
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings))

@@ -196,6 +196,20 @@ def test_verdicts_are_the_releases(files, monkeypatch, capsys):
     assert summary["judge"]["params"] == {"temperature": 0.0, "max_tokens": 8192, "top_p": 0.6, "stream": False}
 
 
+def test_the_release_prompt_set_keeps_the_harness_request_parameters(tmp_path):
+    """The parameters moved from the record to the prompt sets (issue #20): under `release` the run's
+    JudgeSettings.params are what they were (only a repair turn, off on the command line, reads them)."""
+    from eval.benchmark import HARNESS
+    from eval.ifmtbench import IFMTBENCH
+    from eval.ifmtbench.release import open_release
+
+    release = open_release(rf.make_ifmtbench_release(tmp_path / "release"), False)
+    harness = IFMTBENCH.prompt_sets[HARNESS].params
+    assert release.prompt_set.params == harness == {"temperature": 0, "top_p": 0.6, "max_tokens": 8192}
+    assert list(harness) == ["temperature", "top_p", "max_tokens"]  # summary.json judge.params keeps this order
+    assert not hasattr(IFMTBENCH, "judge_params")
+
+
 @pytest.mark.parametrize("text, value", GLOSSARY_REPLIES + [
     ("得分1", None), ("10/10", None), ("", None), ("[1]", 1), ("**0**", 0), ("1 and 0", 1), ("2", None)])
 def test_glossary_read_as_the_release_reads(text, value):

@@ -18,7 +18,7 @@ from eval.ifmtbench import compare, explorer, manifest
 from eval.ifmtbench.labels import ID_KINDS, LABELS
 from eval.ifmtbench.metrics import ifmt_metrics
 from eval.ifmtbench.predictions import load_ifmt_predictions
-from eval.ifmtbench.prompt import PROMPT_VERSIONS
+from eval.ifmtbench.prompt import JUDGE_PARAMS, PROMPT_VERSIONS
 from eval.ifmtbench.report import console_table, failure_lists, report_markdown
 from eval.ifmtbench.report_html import report_html
 from eval.ifmtbench.rows import (ROOT, dataset_files, looks_like_ifmtbench, model_input, release_by_rows,
@@ -27,9 +27,7 @@ from eval.ifmtbench.scoring import judge_requests, score_rows
 
 DEFAULT_DATA = ROOT / "data" / "ifmtbench"  # a folder: its data/ holds the two files, as the release's does
 DEFAULT_DATASET = ""  # the release is a folder of the Hy-MT2 repository, not a hub dataset: --dataset DIR
-DEFAULT_JUDGE_MODEL = "gpt-4o"
-# SPEC §14: the original scorer's Judge request parameters (chat completions)
-JUDGE_PARAMS = {"temperature": 0, "top_p": 0.6, "max_tokens": 8192}
+DEFAULT_JUDGE_MODEL = "gpt-4o"  # SPEC §14; the request parameters are the prompt set's (JUDGE_PARAMS)
 
 
 def no_syllable_counter(text: str, lang: str) -> int:
@@ -75,7 +73,7 @@ IFMTBENCH = Benchmark(
     check_config=check_config,
     settings=settings,
     signature_parts=lambda config: (),
-    prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests)},
+    prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests, params=JUDGE_PARAMS)},
     counters={HARNESS: no_syllable_counter},
     score_rows=score_rows,
     headline_metrics=(
@@ -99,7 +97,6 @@ IFMTBENCH = Benchmark(
     dataset_files=dataset_files,
     release_by_rows=release_by_rows,
     load_predictions=load_ifmt_predictions,
-    judge_params=JUDGE_PARAMS,
     explorer_view=explorer.explorer_view,
     open_release=open_release,
 )

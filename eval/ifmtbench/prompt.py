@@ -20,6 +20,9 @@ from eval.untrusted import delimited_block, delimiter_tag
 
 RUBRIC, GLOSSARY = "ifmt_rubric", "ifmt_glossary"
 PROMPT_VERSIONS = {RUBRIC: "ifmt-rubric-1", GLOSSARY: "ifmt-glossary-1"}
+# SPEC §14: the original scorer's Judge request parameters (chat completions), sent with these
+# prompts (the prompt set carries them: eval/benchmark.py PromptSet.params)
+JUDGE_PARAMS = {"temperature": 0, "top_p": 0.6, "max_tokens": 8192}
 RUBRIC_DIMENSIONS = ("style", "background")
 RUBRIC_VALUES = (0, 1, 2, 3, 4, 5)
 

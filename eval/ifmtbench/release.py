@@ -24,7 +24,7 @@ from pathlib import Path
 from eval import release_source as rs
 from eval.benchmark import PromptSet
 from eval.ifmtbench.labels import ID_KINDS, SOFT
-from eval.ifmtbench.prompt import GLOSSARY, RUBRIC
+from eval.ifmtbench.prompt import GLOSSARY, JUDGE_PARAMS, RUBRIC
 from eval.ifmtbench.rules import RULES
 from eval.predictions import is_missing
 from eval.release_protocol import ReleaseProtocol
@@ -270,8 +270,10 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
                 GLOSSARY: f"release:{rs.text_sha256(templates.glossary)[:12]}"}
     return ReleaseProtocol(
         root=Path(root), files=dict(templates.files), examined=EXAMINED,
+        # params: the harness's parameters, as under `harness`; the release's own request (shape) carries
+        # the config's, so they reach only a repair turn, which the command line turns off here.
         prompt_set=PromptSet(versions, lambda rows, predictions: judge_requests(templates, rows, predictions),
-                             shape=lambda settings: request_shape(templates, settings)),
+                             shape=lambda settings: request_shape(templates, settings), params=JUDGE_PARAMS),
         counter=None, counter_file="",
         comparable=comparable, not_comparable=(),
         templates={GLOSSARY_TEMPLATE: rs.text_sha256(templates.glossary),
