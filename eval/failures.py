@@ -1,10 +1,11 @@
 """The report's failures section (SPEC §11): which instances failed, and why, in one line each.
 
 scores.jsonl stays the complete record; this is the readable view of it. Each benchmark gives its
-own lists (`Benchmark.failure_lists`; InstTrans: per hard constraint the failing case_ids with the
-one-line reason its rule writes, per soft constraint and quality the lowest scores,
-eval/insttrans/failures.py; Sandglass: the largest syllable misses, eval/sandglass/failures.py);
-this module adds the missing predictions and the wrapper diagnostics, and writes the section.
+own lists (`Benchmark.failure_lists`) in four kinds this module writes: `hard` (per rule the
+failing case_ids with the one-line reason it writes), `tables` (any other list, as a heading,
+columns and rows whose first cell is a case_id: Sandglass's largest syllable misses), `soft` and
+`quality` (the lowest Judge scores; `label` names a Judge verdict that is not called quality).
+This module adds the missing predictions and the wrapper diagnostics, and writes the section.
 """
 
 from __future__ import annotations
@@ -98,19 +99,19 @@ def failures_markdown(data: dict) -> list[str]:
             lines += ["| case_id | reason |", "|---|---|"]
             lines += [f"| `{case['case_id']}` | {_md(case['reason'])} |" for case in slot["cases"]]
             lines.append("")
-    if "syllables" in data:
-        block = data["syllables"]
-        lines += [f"### Syllable budget: {block['below_full_reward']} of {block['n']} below full reward "
-                  "(largest deviations first)", ""]
-        if block["cases"]:
-            lines += ["| case_id | target | output | deviation | reason |", "|---|---:|---:|---:|---|"]
-            lines += [f"| `{case['case_id']}` | {case['target']} | {case['output']} | {100 * case['dev']:+.0f}% "
-                      f"| {_md(case['reason'])} |" for case in block["cases"]]
+    for block in data.get("tables", []):
+        lines += [f"### {block['heading']}", ""]
+        if block["rows"]:
+            numeric = set(block.get("numeric", ()))
+            lines += ["| " + " | ".join(block["columns"]) + " |",
+                      "|" + "|".join("---:" if index in numeric else "---" for index in range(len(block["columns"]))) + "|"]
+            lines += ["| " + " | ".join([f"`{row[0]}`", *(_md(cell) for cell in row[1:])]) + " |" for row in block["rows"]]
             lines.append("")
     for cid, slot in list(data.get("soft", {}).items()) + [("quality", data.get("quality"))]:
         if slot is None:
             continue
         kind = "Judge" if cid == "quality" else "soft"
+        cid = slot.get("label", cid)
         if not slot["judged"]:
             lines += [f"### {cid} ({kind}): not judged (--skip-judge)", ""]
             continue

@@ -237,19 +237,16 @@ def _failures_html(data: dict) -> list[str]:
         if slot["cases"]:
             out.append(table(["case_id", "reason"], [[_case_link(case['case_id']), escape(case["reason"])]
                                                       for case in slot["cases"]]))
-    if "syllables" in data:
-        block = data["syllables"]
-        out.append(f"<h3>Syllable budget: {escape(block['below_full_reward'])} of {escape(block['n'])} below full reward "
-                   "(largest deviations first)</h3>")
-        if block["cases"]:
-            out.append(table(["case_id", "target", "output", "deviation", "reason"],
-                              [[_case_link(case['case_id']), escape(case["target"]), escape(case["output"]),
-                                escape(f"{100 * case['dev']:+.0f}%"), escape(case["reason"])] for case in block["cases"]],
-                              numeric={1, 2, 3}))
+    for block in data.get("tables", []):
+        out.append(f"<h3>{escape(block['heading'])}</h3>")
+        if block["rows"]:
+            out.append(table(block["columns"], [[_case_link(row[0]), *(escape(cell) for cell in row[1:])]
+                                                for row in block["rows"]], numeric=set(block.get("numeric", ()))))
     for cid, slot in list(data.get("soft", {}).items()) + [("quality", data.get("quality"))]:
         if slot is None:
             continue
         kind = "Judge" if cid == "quality" else "soft"
+        cid = slot.get("label", cid)
         if not slot["judged"]:
             out.append(f"<h3>{escape(cid)} ({kind}): not judged (--skip-judge)</h3>")
             continue

@@ -160,10 +160,14 @@ def test_a_fourth_benchmark_runs_through_every_command(registered, monkeypatch, 
     assert "| news | 4 | 0.5000 | n/a |" in report and "| chat | 4 | 0.7500 | n/a |" in report
     assert "### word_budget (hard): 2 of 8 failed" in report  # n2 over budget, n4 missing
     assert "| `n2` | 9 words, budget 8 |" in report and "| `c2` | missing: help |" in report
-    assert "### quality (Judge): not judged (--skip-judge)" in report
+    # its own kinds of list in the shared failures section: a table of its own, its Judge verdict's name
+    assert "### Word budget: 1 of 8 over\n\n| case_id | words over |\n|---|---:|\n| `n2` | 1 |\n" in report
+    assert "### adequacy (Judge): not judged (--skip-judge)" in report and "### quality" not in report
     html = (offline / "report.html").read_text(encoding="utf-8")
     assert "<title>Toy-Bench report</title>" in html and f"{A['hard_pass_rate']:.4f}" in html
     assert "<h2>By genre</h2>" in html and "word_budget (hard): 2 of 8 failed" in html
+    assert "<h3>Word budget: 1 of 8 over</h3>" in html and 'href="explorer.html#case=n2"' in html
+    assert "<h3>adequacy (Judge): not judged (--skip-judge)</h3>" in html
     explorer = (offline / "explorer.html").read_text(encoding="utf-8")
     assert "Toy-Bench" in explorer and "genre" in explorer and "9 words, budget 8" in explorer
 
@@ -196,7 +200,7 @@ def test_a_fourth_benchmark_runs_through_every_command(registered, monkeypatch, 
         assert summary["by_genre"][genre]["toy_score"] == pytest.approx(values["toy_score"])
     report = (runs["a"] / "report.md").read_text(encoding="utf-8")
     assert f"| toy_score | {A['toy_score']:.4f} [" in report and "| news | 4 | 0.5000 | 0.3750 |" in report
-    assert "### quality (Judge): 4 of 8 below 1" in report  # n1, n4 (missing), c2, c4
+    assert "### adequacy (Judge): 4 of 8 below 1" in report  # n1, n4 (missing), c2, c4
     assert "toy-judge-1" in (runs["a"] / "report.html").read_text(encoding="utf-8")
     assert json.loads((runs["b"] / "summary.json").read_text(encoding="utf-8"))["toy_score"]["value"] == B["toy_score"]
     for path in list(runs["a"].iterdir()) + list(runs["b"].iterdir()):

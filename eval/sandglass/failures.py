@@ -7,7 +7,8 @@ from eval.reasons import cut as _cut, lowest as _lowest
 
 
 def failure_lists(items: list[dict], summary: dict | None, cap: int) -> dict:
-    """The largest syllable misses (by exact deviation) and the lowest quality scores."""
+    """The largest syllable misses (by exact deviation; `syllables` holds them as data, `tables` as
+    the section shows them) and the lowest quality scores."""
     ranked = sorted(enumerate(items), key=lambda pair: (-pair[1]["abs_diff"] / pair[1]["target_syllables"], pair[0]))
     misses = []
     for _, item in ranked:
@@ -27,6 +28,10 @@ def failure_lists(items: list[dict], summary: dict | None, cap: int) -> dict:
                                    "missing prediction" if item["status"] == "missing" else _cut(item["hyp"] or "", 60))
                                   for item in items], cap)}
                if known else {"n": len(items), "judged": False, "below_full": None, "cases": []})
-    return {"syllables": {"n": len(items), "below_full_reward": sum(item["syllable_reward"] < 1 for item in items),
-                          "cases": misses},
-            "quality": quality}
+    below = sum(item["syllable_reward"] < 1 for item in items)
+    table = {"heading": f"Syllable budget: {below} of {len(items)} below full reward (largest deviations first)",
+             "columns": ["case_id", "target", "output", "deviation", "reason"], "numeric": [1, 2, 3],
+             "rows": [[case["case_id"], case["target"], case["output"], f"{100 * case['dev']:+.0f}%", case["reason"]]
+                      for case in misses]}
+    return {"syllables": {"n": len(items), "below_full_reward": below, "cases": misses},
+            "tables": [table], "quality": quality}

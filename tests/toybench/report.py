@@ -54,4 +54,7 @@ def failure_lists(scores: list[dict], summary: dict | None, cap: int) -> dict:
                 "cases": lowest([(score["case_id"], score["adequacy"], cut(score["prediction"] or "missing", 60))
                                  for score in scores], cap)}
                if judged else {"n": len(scores), "judged": False, "below_full": None, "cases": []})
-    return {"hard": hard, "quality": quality}
+    over = [[score["case_id"], score["words_over"]] for score in scores if score["words_over"] > 0]
+    table = {"heading": f"Word budget: {len(over)} of {len(scores)} over", "columns": ["case_id", "words over"],
+             "numeric": [1], "rows": over[:cap]}
+    return {"hard": hard, "tables": [table], "quality": {**quality, "label": "adequacy"}}
