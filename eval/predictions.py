@@ -17,43 +17,60 @@ _FENCE = re.compile(r"```")
 _DECODER = json.JSONDecoder()
 
 
+HARNESS_LINE = '{"case_id": "...", "prediction": "..."}'
+
+
 def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = frozenset(),
                      other_benchmark_hint: Callable[[str], str | None] | None = None) -> tuple[dict, int]:
-    """({case_id: prediction or None}, number of lines) from a predictions file.
+    """({case_id: prediction or None}, number of lines) from a predictions file of
+    `{case_id, prediction}` lines (the checks are `read_predictions`'). `other_benchmark_hint(case_id)`
+    may name the flag that fits an id this data lacks (predictions of another benchmark)."""
+    return read_predictions(path, known_ids, ignored_ids, _harness_line, HARNESS_LINE, other_benchmark_hint)
 
-    Stops with PredictionError (file, line, hint) on every error SPEC §6 lists. `ignored_ids`
-    are data rows outside a `--limit` run: their predictions are accepted and left unscored.
-    `other_benchmark_hint(case_id)` may name the flag that fits an id this data lacks (predictions
-    of another benchmark).
+
+def _harness_line(entry: dict, where: str) -> tuple[str, str]:
+    """(case_id, "prediction") of a `{case_id, prediction}` line."""
+    case_id = entry.get("case_id")
+    wrapped = [key for key, value in entry.items() if isinstance(value, list)] if "case_id" not in entry else []
+    if wrapped:
+        raise PredictionError(f"{where}: the line is a wrapper object holding a list under {wrapped[0]!r}, "
+                              "not one prediction", f"write JSONL, one object per line: {HARNESS_LINE}")
+    if not isinstance(case_id, str):
+        problem = "has no case_id" if "case_id" not in entry else f"has a case_id of type {type(case_id).__name__}"
+        raise PredictionError(f"{where}: the line {problem}", "case_id must be the data row's id, as a string")
+    return case_id, "prediction"
+
+
+def read_predictions(path: Path, known_ids: set[str], ignored_ids: set[str],
+                     line_of: Callable[[dict, str], tuple[str, str]], line_forms: str,
+                     other_benchmark_hint: Callable[[str], str | None] | None = None) -> tuple[dict, int]:
+    """({case_id: text or None}, number of lines), every line's case_id and text field given by
+    `line_of(entry, "path:line")` (a benchmark's own line forms, `line_forms` in the hints).
+
+    Stops with PredictionError (file, line, hint) on every error SPEC §6 lists: no line, a line
+    that is no object, a missing or non-string text (null is a missing prediction), a second
+    prediction for a case, an id the data lacks. `ignored_ids` are data rows outside a `--limit`
+    run: their predictions are accepted and left unscored.
     """
     entries = read_jsonl_objects(Path(path), kind=PredictionError)
     if not entries:
         raise PredictionError(f"{path}: the predictions file holds no prediction; a run where every instance is "
-                              "missing is not an evaluation",
-                              'write one line per instance: {"case_id": "...", "prediction": "..."}')
+                              f"missing is not an evaluation", f"write one line per instance: {line_forms}")
     predictions: dict[str, str | None] = {}
     first_line: dict[str, int] = {}
     for number, entry in entries:
         where = f"{path}:{number}"
         if not isinstance(entry, dict):
             raise PredictionError(f"{where}: a prediction line must be a JSON object, got {type(entry).__name__}",
-                                  'write JSONL, one object per line: {"case_id": "...", "prediction": "..."}')
-        case_id = entry.get("case_id")
-        wrapped = [key for key, value in entry.items() if isinstance(value, list)] if "case_id" not in entry else []
-        if wrapped:
-            raise PredictionError(f"{where}: the line is a wrapper object holding a list under {wrapped[0]!r}, "
-                                  "not one prediction",
-                                  'write JSONL, one object per line: {"case_id": "...", "prediction": "..."}')
-        if not isinstance(case_id, str):
-            problem = "has no case_id" if "case_id" not in entry else f"has a case_id of type {type(case_id).__name__}"
-            raise PredictionError(f"{where}: the line {problem}", "case_id must be the data row's id, as a string")
-        if "prediction" not in entry:
-            raise PredictionError(f"{where}: case_id {case_id!r} has no 'prediction' field",
+                                  f"write JSONL, one object per line: {line_forms}")
+        case_id, field = line_of(entry, where)
+        if field not in entry:
+            raise PredictionError(f"{where}: case_id {case_id!r} has no {field!r} field",
                                   "write the translation as a string, or null when there is none")
-        prediction = entry["prediction"]
-        if prediction is not None and not isinstance(prediction, str):
+        text = entry[field]
+        if text is not None and not isinstance(text, str):
             raise PredictionError(
-                f"{where}: the prediction of {case_id!r} is a JSON {type(prediction).__name__}, not a string or null",
+                f"{where}: the {field} of {case_id!r} is a JSON {type(text).__name__}, not a string or null",
                 "serialise JSON-format translations to a string (json.dumps(obj, ensure_ascii=False))")
         if case_id in first_line:
             raise PredictionError(f"{where}: duplicate case_id {case_id!r} (first at line {first_line[case_id]})",
@@ -64,7 +81,7 @@ def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = fr
             raise PredictionError(f"{where}: case_id {case_id!r} is not in the data",
                                   hint or "check that the predictions belong to this data file (--data / --dataset)")
         if case_id in known_ids:
-            predictions[case_id] = prediction
+            predictions[case_id] = text
     return predictions, len(entries)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from eval.data import read_jsonl_objects
 from eval.errors import PredictionError
+from eval.predictions import read_predictions
 
 LINE_FORMS = ('{"case_id": "...", "prediction": "..."} or the original scorer\'s '
               '{"md5": "...", "response": "...", "instruction_lang": "..."}')
@@ -72,39 +72,8 @@ def _case_id_of(entry: dict, where: str, by_md5: dict, by_pair: dict) -> tuple[s
 
 def load_ifmt_predictions(path: Path, rows: list[dict], ignored_rows: list[dict] = ()) -> tuple[dict, int]:
     """({case_id: text or None}, number of lines) for the scored `rows`; lines for `ignored_rows`
-    (outside a --limit) are accepted and left unscored. A missing field is an error, a null
-    text is a missing prediction."""
-    entries = read_jsonl_objects(Path(path), kind=PredictionError)
-    if not entries:
-        raise PredictionError(f"{path}: the predictions file holds no prediction; a run where every instance is "
-                              "missing is not an evaluation", f"write one line per instance: {LINE_FORMS}")
-    everything = list(rows) + list(ignored_rows)
-    by_md5, by_pair = _join_index(everything)
-    known = {row["case_id"] for row in rows}
-    ignored = {row["case_id"] for row in ignored_rows}
-    predictions: dict[str, str | None] = {}
-    first_line: dict[str, int] = {}
-    for number, entry in entries:
-        where = f"{path}:{number}"
-        if not isinstance(entry, dict):
-            raise PredictionError(f"{where}: a prediction line must be a JSON object, got {type(entry).__name__}",
-                                  f"write {LINE_FORMS} on each line")
-        case_id, field = _case_id_of(entry, where, by_md5, by_pair)
-        if field not in entry:
-            raise PredictionError(f"{where}: case {case_id!r} has no {field!r} field",
-                                  "write the translation as a string, or null when there is none")
-        text = entry[field]
-        if text is not None and not isinstance(text, str):
-            raise PredictionError(f"{where}: the {field} of {case_id!r} is a JSON {type(text).__name__}, not a "
-                                  "string or null",
-                                  "serialise JSON-format translations to a string (json.dumps(obj, ensure_ascii=False))")
-        if case_id in first_line:
-            raise PredictionError(f"{where}: a second prediction for case {case_id!r} (first at line "
-                                  f"{first_line[case_id]})", "keep one prediction per case")
-        first_line[case_id] = number
-        if case_id not in known and case_id not in ignored:
-            raise PredictionError(f"{where}: case_id {case_id!r} is not in the data",
-                                  "check that the predictions belong to this data (--data / --dataset)")
-        if case_id in known:
-            predictions[case_id] = text
-    return predictions, len(entries)
+    (outside a --limit) are accepted and left unscored. The shared reader checks each line; this
+    module only finds its case_id."""
+    by_md5, by_pair = _join_index(list(rows) + list(ignored_rows))
+    return read_predictions(path, {row["case_id"] for row in rows}, {row["case_id"] for row in ignored_rows},
+                            lambda entry, where: _case_id_of(entry, where, by_md5, by_pair), LINE_FORMS)

@@ -211,7 +211,7 @@ def test_a_line_that_cannot_join_is_an_error_naming_the_line(tmp_path, joined_ro
 
 
 def test_two_lines_for_one_case_in_different_formats_are_a_duplicate(tmp_path, joined_rows):
-    with pytest.raises(PredictionError, match="p.jsonl:2: a second prediction for case 'b'"):
+    with pytest.raises(PredictionError, match=r"p.jsonl:2: duplicate case_id 'b' \(first at line 1\)"):
         load(tmp_path, joined_rows, [{"case_id": "b", "prediction": "x"}, {"md5": "b", "response": "y"}])
 
 
