@@ -8,6 +8,7 @@ from collections import Counter
 
 import json
 
+from eval.reasons import listed
 from eval.types import RuleVerdict
 
 DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items
@@ -107,6 +108,21 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
 
 
 # --- explanations: the one-line reasons the rules write for a failing verdict (SPEC §11) -------
+
+
+def explain_tag_changes(part: dict) -> list[str]:
+    """An HTML part's tag differences (both sets' details): the tags lost and added, or, when none
+    is, the first place the order changed."""
+    pieces = []
+    if part.get("missing_tags"):
+        pieces.append(f"lost tag {listed(part['missing_tags'])}")
+    if part.get("extra_tags"):
+        pieces.append(f"extra tag {listed(part['extra_tags'])}")
+    difference = part.get("first_difference")
+    if difference and not pieces:
+        pieces.append(f"tag #{difference['index'] + 1} is {difference['prediction']}, "
+                      f"source has {difference['source']} (order changed)")
+    return pieces
 
 
 def not_json(error: str, starts: str | None) -> str:

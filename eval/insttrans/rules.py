@@ -15,8 +15,8 @@ from functools import lru_cache, partial
 from typing import Callable
 
 import eval.insttrans.strict_rules as strict
-from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, prediction_json, short,
-                                       source_json, multiset_changes, syllable_concordance)
+from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json,
+                                       prediction_json, short, source_json, multiset_changes, syllable_concordance)
 from eval.reasons import listed
 from eval.types import RuleVerdict
 
@@ -285,15 +285,7 @@ def _explain_json_part(part: dict) -> str:
 
 
 def _explain_html_part(part: dict) -> str:
-    pieces = []
-    if part.get("missing_tags"):
-        pieces.append(f"lost tag {listed(part['missing_tags'])}")
-    if part.get("extra_tags"):
-        pieces.append(f"extra tag {listed(part['extra_tags'])}")
-    difference = part.get("first_difference")
-    if difference and not pieces:
-        pieces.append(f"tag #{difference['index'] + 1} is {difference['prediction']!s}, "
-                      f"source has {difference['source']!s} (order changed)")
+    pieces = explain_tag_changes(part)
     if part.get("untranslated_chinese"):
         pieces.append(f"untranslated Chinese left ({part['cjk_chars']} ideographs, "
                       f"{100 * part['cjk_share']:.1f}% of the text)")

@@ -20,8 +20,8 @@ from collections import Counter
 from typing import Callable
 
 from eval.insttrans.markdown_tokens import markdown_parser, parse_blocks, parse_inline
-from eval.insttrans.rule_parts import (capped, explain_concordance, json_type, not_json, parse_json, prediction_json,
-                                       multiset_changes, short, source_json, syllable_concordance)
+from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json, parse_json,
+                                       prediction_json, multiset_changes, short, source_json, syllable_concordance)
 from eval.reasons import listed
 from eval.types import RuleVerdict
 
@@ -571,15 +571,7 @@ def _lost_extra(part: dict, what: str) -> str:
 
 
 def _explain_html(part: dict) -> str:
-    pieces = []
-    if part.get("missing_tags"):
-        pieces.append(f"lost tag {listed(part['missing_tags'])}")
-    if part.get("extra_tags"):
-        pieces.append(f"extra tag {listed(part['extra_tags'])}")
-    if part.get("first_difference") and not pieces:
-        difference = part["first_difference"]
-        pieces.append(f"tag #{difference['index'] + 1} is {difference['prediction']}, source has "
-                      f"{difference['source']} (order changed)")
+    pieces = explain_tag_changes(part)
     for problem in part.get("attributes", ())[:2]:
         if "attribute" in problem:
             pieces.append(f"{problem['tag']} {problem['attribute']}={problem['prediction']!r}, "
