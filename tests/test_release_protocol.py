@@ -98,26 +98,27 @@ def sandglass_predictions(rows: list[dict]) -> list[dict]:
     return predictions
 
 
+def release_files(tmp_path, monkeypatch, rows: list[dict], release, names: tuple[str, str],
+                  predictions: list[dict]) -> dict:
+    """A benchmark's synthetic release folder, data and predictions files, and the Judge key set."""
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    return {"rows": rows, "release": release, "data": write_jsonl(tmp_path / names[0], rows),
+            "predictions": write_jsonl(tmp_path / names[1], predictions),
+            "tmp": tmp_path, "preds": {p["case_id"]: p["prediction"] for p in predictions}}
+
+
 @pytest.fixture
 def it_files(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUDGE_API_KEY", KEY)
     rows = insttrans_rows()
-    release = rf.make_insttrans_release(tmp_path / "InstTrans-Bench")
-    data = write_jsonl(tmp_path / "data.jsonl", rows)
-    predictions = write_jsonl(tmp_path / "it_predictions.jsonl", insttrans_predictions(rows))
-    return {"rows": rows, "release": release, "data": data, "predictions": predictions, "tmp": tmp_path,
-            "preds": {p["case_id"]: p["prediction"] for p in insttrans_predictions(rows)}}
+    return release_files(tmp_path, monkeypatch, rows, rf.make_insttrans_release(tmp_path / "InstTrans-Bench"),
+                         ("data.jsonl", "it_predictions.jsonl"), insttrans_predictions(rows))
 
 
 @pytest.fixture
 def sg_files(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUDGE_API_KEY", KEY)
     rows = sandglass_rows()
-    release = rf.make_sandglass_release(tmp_path / "Sandglass-Bench")
-    data = write_jsonl(tmp_path / "sandglass.jsonl", rows)
-    predictions = write_jsonl(tmp_path / "sg_predictions.jsonl", sandglass_predictions(rows))
-    return {"rows": rows, "release": release, "data": data, "predictions": predictions, "tmp": tmp_path,
-            "preds": {p["case_id"]: p["prediction"] for p in sandglass_predictions(rows)}}
+    return release_files(tmp_path, monkeypatch, rows, rf.make_sandglass_release(tmp_path / "Sandglass-Bench"),
+                         ("sandglass.jsonl", "sg_predictions.jsonl"), sandglass_predictions(rows))
 
 
 def run(files: dict, out: Path, *extra: str, server: JudgeServer | None = None, monkeypatch=None,
