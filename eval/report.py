@@ -69,6 +69,17 @@ def judge_lines(judge: dict | None) -> list[str]:
     return lines
 
 
+def console_text(rows: list[tuple[str, str]], summary: dict, unit: str) -> str:
+    """A console table of (name, value) rows, aligned, then how many `unit` have no prediction and
+    the footer."""
+    width = max(len(name) for name, _ in rows)
+    out = [f"{name:<{width}}  {value}" for name, value in rows]
+    missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
+    if missing:
+        out.append(missing_notice(summary) or f"{missing} of {total} {unit} have no prediction (scored 0)")
+    return "\n".join(out + console_footer(summary))
+
+
 def console_footer(summary: dict) -> list[str]:
     """The last lines of the console table: formality and signature."""
     system = summary.get("system")

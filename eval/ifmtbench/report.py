@@ -8,7 +8,7 @@ the shared failures section (eval/failures.py) adds the missing predictions and 
 from __future__ import annotations
 
 from eval.ifmtbench.labels import HARD, ID_KINDS
-from eval.report import console_footer, fmt, headline_cell, judge_lines, missing_notice, run_lines
+from eval.report import console_text, fmt, headline_cell, judge_lines, run_lines
 
 TITLE = "IFMTBench"
 FAILURE_CAP = 20
@@ -76,12 +76,7 @@ def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
     rows = [(name, headline_cell(summary[name])) for name in HEADLINE_NAMES]
     rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _rate(entry)) for cid, entry in summary["by_constraint"].items()]
-    width = max(len(name) for name, _ in rows)
-    out = [f"{name:<{width}}  {value}" for name, value in rows]
-    missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
-    if missing:
-        out.append(missing_notice(summary) or f"{missing} of {total} rows have no prediction (scored 0)")
-    return "\n".join(out + console_footer(summary))
+    return console_text(rows, summary, "rows")
 
 
 # ---------------------------------------------------------------------------------------------

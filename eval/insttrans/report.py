@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.report import console_footer, fmt, headline_cell, judge_lines, missing_notice, run_lines
+from eval.report import console_text, fmt, headline_cell, judge_lines, run_lines
 
 
 def report_markdown(summary: dict) -> str:
@@ -39,9 +39,4 @@ def console_table(summary: dict) -> str:
     rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", fmt(entry.get("pass_rate", entry.get("mean")))
               + (f"  strict {fmt(entry['pass_rate_strict'])}" if "pass_rate_strict" in entry else ""))
              for cid, entry in summary["by_constraint"].items()]
-    width = max(len(name) for name, _ in rows)
-    out = [f"{name:<{width}}  {value}" for name, value in rows]
-    missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
-    if missing:
-        out.append(missing_notice(summary) or f"{missing} of {total} instances have no prediction (scored 0)")
-    return "\n".join(out + console_footer(summary))
+    return console_text(rows, summary, "instances")
