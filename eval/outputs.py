@@ -107,11 +107,6 @@ def write_results(output_dir: Path, texts: dict[str, str]) -> None:
         raise
 
 
-# Characters that str.splitlines() treats as line breaks; escaped so a JSONL record stays one line
-# for every reader (SPEC §1: source texts contain U+2028).
-_LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085",
-                                      "\x1c": "\\u001c", "\x1d": "\\u001d", "\x1e": "\\u001e"})
-
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -130,6 +125,8 @@ def jsonl_line(value) -> str:
 
 
 _JSONL_ENCODER = json.JSONEncoder(ensure_ascii=False)
+# The characters str.splitlines() treats as line breaks (escaped so a JSONL record stays one line
+# for every reader; SPEC §1: source texts contain U+2028) and lone surrogates (no UTF-8 for them).
 _NEEDS_ESCAPE = re.compile("[\u2028\u2029\x85\x1c\x1d\x1e\ud800-\udfff]")
 
 

@@ -44,7 +44,7 @@ from eval.openai_api import (  # noqa: F401  (CHAT, RESPONSES, responses_input: 
     responses_input,
     uses_responses_endpoint,
 )
-from eval.outputs import jsonl_line, write_atomic
+from eval.outputs import jsonl_line, jsonl_lines, write_atomic
 from eval.system_meta import meta_path_for
 
 ENDPOINT_CHOICES = ("auto", "chat", "responses")
@@ -667,7 +667,7 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
         meta = build_meta(settings, inputs_path=inputs_path, inputs_sha256=inputs_sha256, n_inputs=len(inputs),
                           records=records, runs=runs, engine=engine, started_at=started_at or run_entry["started_at"])
         if meta["complete"]:  # the final pass: one atomic rewrite in input order
-            write_atomic(output_path, "".join(jsonl_line(record) for record in records))
+            write_atomic(output_path, jsonl_lines(records))
         write_atomic(meta_path, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     for warning in meta["warnings"]:
         notify(f"warning: {warning}")

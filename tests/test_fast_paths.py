@@ -9,7 +9,7 @@ import os
 import pytest
 
 from eval import syllable
-from eval.outputs import _LINE_BREAKS_IN_JSON, jsonl_line
+from eval.outputs import jsonl_line, jsonl_lines
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +103,28 @@ def test_the_cache_directory_follows_the_environment(tmp_path, monkeypatch):
         assert syllable.cmu_cache_dir() == tmp_path / "xdg" / "insttrans-bench"
 
 
+# The characters str.splitlines() treats as line breaks, each as the escape JSON would write.
+LINE_BREAKS_IN_JSON = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085",
+                                     "\x1c": "\\u001c", "\x1d": "\\u001d", "\x1e": "\\u001e"})
+
+
 @pytest.mark.parametrize("text", ["plain", "中文", "a\u2028b", "a\u2029b", "a\x85b", "a\x1cb", "a\x1db", "a\x1eb",
                                   "mixed \u2028 and \x85 and 中文", "line\nbreak", "tab\tand \"quote\""])
 def test_jsonl_line_escapes_exactly_what_the_full_translation_escapes(text):
     value = {"detail": {"text": text}, "n": 1}
     line = jsonl_line(value)
-    assert line == json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS_IN_JSON) + "\n"
+    assert line == json.dumps(value, ensure_ascii=False).translate(LINE_BREAKS_IN_JSON) + "\n"
     assert len(line.splitlines()) == 1 and json.loads(line) == value
+
+
+def test_jsonl_lines_is_each_value_escaped_on_its_own_line():
+    """Many records at once (scores.jsonl): the escapes of each, lone surrogates as \\udXXX."""
+    values = [{"t": "plain"}, {"t": "a\u2028b\x85"}, {"t": "lone \ud800 surrogate", "k": ["\udfff"]}, {"t": "中文"}]
+    text = jsonl_lines(values)
+    expected = "".join(json.dumps(value, ensure_ascii=False).translate(LINE_BREAKS_IN_JSON)
+                       .replace("\ud800", "\\ud800").replace("\udfff", "\\udfff") + "\n" for value in values)
+    assert text == expected and text.encode("utf-8")
+    assert [json.loads(line) for line in text.splitlines()] == values
 
 
 def test_the_cache_key_is_the_same_in_every_process():
