@@ -1,13 +1,15 @@
 """Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
 
     python -m scripts.bench_evaluate [--rows 3000 [30000 ...]] [--repeat 3] [--rule-set original|strict]
-                                     [--against OTHER_CHECKOUT]
+                                     [--against OTHER_CHECKOUT] [--floor]
 
 Wall time and CPU time are both printed: on a shared machine the CPU time is the steadier number.
 A first, untimed run writes what later runs reuse (bytecode, the CMU syllable table in the user
 cache directory); its time is printed apart.
 The file is the bundled rows repeated with fresh case_ids, scored against the bundled example
 predictions under the same fresh ids; evaluate.py runs as a child process, as a user runs it.
+`--floor` first prints what every run costs before its first row: the bare interpreter, and the
+interpreter with the modules an offline run imports (the harness, numpy, markdown-it).
 """
 
 from __future__ import annotations
@@ -64,6 +66,23 @@ def median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
 
+# What an offline run imports before it reads a row; numpy as eval.stats loads it (OpenBLAS at one thread).
+_FLOOR_IMPORTS = ("import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); "
+                  "import evaluate, numpy, markdown_it, eval.insttrans.strict_rules")
+
+
+def print_floor(repeat: int, env: dict) -> None:
+    """The CPU time of the bare interpreter, and of the interpreter with the run's imports: the part
+    of every run that does not shrink with fewer rows (site hooks of the environment included)."""
+    for label, code in (("bare interpreter (python -c pass)", "pass"),
+                        ("interpreter and the offline run's imports (harness, numpy, markdown-it)", _FLOOR_IMPORTS)):
+        command = [sys.executable, "-c", code]
+        timed_run(command, env)  # bytecode
+        cpu_times = [timed_run(command, env)[1] for _ in range(repeat)]
+        print(f"floor: {label}: CPU time best {min(cpu_times):.3f} s, median {median(cpu_times):.3f} s "
+              f"over {repeat} runs", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, nargs="+", default=[3000],
@@ -75,10 +94,14 @@ def main() -> int:
                              "with this one's and the ratio of the CPU medians is printed")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE for the child: every run compiles the harness")
+    parser.add_argument("--floor", action="store_true",
+                        help="first print the CPU time of the bare interpreter and of the run's imports")
     args = parser.parse_args()
     env = dict(os.environ)
     if not args.no_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: bytecode cached after the first run
+    if args.floor:
+        print_floor(args.repeat, env | {"PYTHONPATH": str(ROOT)})
     checkouts = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
     for rows in args.rows:
         with tempfile.TemporaryDirectory() as temporary:
