@@ -101,7 +101,7 @@ def main() -> int:
     if not args.no_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: bytecode cached after the first run
     if args.floor:
-        print_floor(args.repeat, env | {"PYTHONPATH": str(ROOT)})
+        print_floor(args.repeat, env | {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))})
     checkouts = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
     for rows in args.rows:
         with tempfile.TemporaryDirectory() as temporary:
