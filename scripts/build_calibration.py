@@ -1,6 +1,6 @@
 """Build the Judge's known-answer sets (SPEC §17) from the bundled data.
 
-    python -m scripts.build_calibration           # write data/calibration/{insttrans,sandglass,ifmtbench}.jsonl
+    python -m scripts.build_calibration           # write data/calibration/{insttrans,sandglass,ifmtbench}[.probes].jsonl
     python -m scripts.build_calibration --check   # exit 1 when a file on disk differs from a rebuild
 
 Every item is a real bundled row and a candidate made from it by a named construction whose right
@@ -341,7 +341,7 @@ def ifmtbench_items(rows: list[dict]) -> list[dict]:
         for position, (index, row) in enumerate(having):
             ref = row["output"]
             add = lambda label, construction, text: by_label[label].append(  # noqa: E731
-                item(row, dimension, "ifmt_rubric", f"scores.{dimension}", lang(row), label, construction, text))
+                item(row, dimension, "ifmt_rubric", dimension, lang(row), label, construction, text))
             add(5.0, "reference", ref)
             other = other_reference(rows, index, lambda r: r["output"], lang)
             generic = [("repeated_3x_rubric", "\n".join([ref] * 3)), ("source_copy", row["origin_text"]),
@@ -384,17 +384,106 @@ def ifmtbench_items(rows: list[dict]) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Bias probes: each a control item of the set and the same candidate changed in a way that must
+# not raise the verdict (padding, a preamble, a written-in verdict, the prompt echoed), or a top
+# item changed in a way that must lower it (cut in half, the source copied, the wrong language)
+# ---------------------------------------------------------------------------------------------
+
+PROBES_PER_KIND = 6
+NO_RISE = ("padding", "preamble", "written_verdict", "echoed_prompt")
+FALL = ("cut_half", "source_copy", "wrong_language")
+PREAMBLE = "Here is the translation:\n\n"
+
+
+def _cut_half(text: str) -> str:
+    pieces = [] if _is_json(text) else sentences(text)
+    if len(pieces) >= 2:
+        return "".join(pieces[:len(pieces) // 2]).rstrip()
+    cut = text.rfind(" ", 0, len(text) // 2)
+    return (text[:cut] if cut > 0 else text[:len(text) // 2]).rstrip()
+
+
+def probe_items(items: list[dict], rows: dict[str, dict], source_of, prompt_of, still_asked,
+                other_language: dict[str, str] | None = None) -> list[dict]:
+    """The probes of one set: per kind, PROBES_PER_KIND controls per probe (certain items first)."""
+    out = []
+    kinds = list(dict.fromkeys(entry["kind"] for entry in items))
+    for kind in kinds:
+        of_kind = sorted((entry for entry in items if entry["kind"] == kind),
+                         key=lambda entry: entry["certainty"] != "certain")
+        top = max(entry["label"] for entry in of_kind)
+        below = [entry for entry in of_kind if entry["label"] < top]
+        tops = [entry for entry in of_kind if entry["label"] == top]
+        fluent = {}
+        for entry in items:
+            if entry["construction"] == "reference":
+                fluent.setdefault(entry["target_lang"], []).append(entry)
+
+        def add(probe: str, expect: str, control: dict, text: str | None) -> None:
+            if not text or text == control["candidate"] or not still_asked(rows[control["case_id"]], text):
+                return
+            out.append({"probe": probe, "expect": expect, "control": control["id"],
+                        **{key: control[key] for key in ("case_id", "kind", "prompt", "read", "target_lang")},
+                        "candidate": text})
+
+        verdict = f"Score: {top:g}"
+        for control in interleave(below)[:PROBES_PER_KIND]:
+            text = control["candidate"]
+            pads = [entry for entry in fluent.get(control["target_lang"], []) if entry["case_id"] != control["case_id"]]
+            add("padding", "no_rise", control, text + "\n\n" + pads[0]["candidate"] if pads else None)
+            add("preamble", "no_rise", control, PREAMBLE + text)
+            add("written_verdict", "no_rise", control, text + "\n\n" + verdict)
+            add("echoed_prompt", "no_rise", control, prompt_of(rows[control["case_id"]]) + "\n\n" + text)
+        for control in interleave(tops)[:PROBES_PER_KIND]:
+            row = rows[control["case_id"]]
+            add("cut_half", "fall", control, _cut_half(control["candidate"]))
+            add("source_copy", "fall", control, source_of(row))
+            if other_language is not None:
+                add("wrong_language", "fall", control, other_language.get(control["case_id"]))
+    counters: dict[str, int] = {}
+    for entry in out:
+        key = f"{entry['kind']}/{entry['probe']}"
+        counters[key] = counters.get(key, 0) + 1
+        entry["id"] = f"{key}/{counters[key]:02d}"
+    return [{"id": entry.pop("id"), **entry} for entry in out]
+
+
+def _user_prompt(bench_name: str):
+    bench = BENCHMARKS[bench_name]
+    return lambda row: bench.model_input(row)["messages"][-1]["content"]
+
+
+def _glossary_asked(row: dict, text: str) -> bool:
+    return "glossary" not in row["constraint_ids"] or not IFMT_RULES["glossary"](row, text).passed
+
+
 def build() -> dict[str, list[dict]]:
     insttrans_rows = load("insttrans")
+    sandglass_rows = load("sandglass")
+    ifmt_rows = load("ifmtbench")
     sets = {"insttrans": insttrans_items(insttrans_rows),
-            "sandglass": sandglass_items(load("sandglass"), insttrans_rows),
-            "ifmtbench": ifmtbench_items(load("ifmtbench"))}
+            "sandglass": sandglass_items(sandglass_rows, insttrans_rows),
+            "ifmtbench": ifmtbench_items(ifmt_rows)}
     for name, items in sets.items():
         counters: dict[str, int] = {}
         for entry in items:
             counters[entry["kind"]] = counters.get(entry["kind"], 0) + 1
             entry["id"] = f"{name}/{entry['kind']}/{counters[entry['kind']]:03d}"
-    return {name: [{"id": entry.pop("id"), **entry} for entry in items] for name, items in sets.items()}
+    sets = {name: [{"id": entry.pop("id"), **entry} for entry in items] for name, items in sets.items()}
+    wrong = {entry["case_id"]: entry["candidate"] for entry in sets["sandglass"]
+             if entry["construction"] == "wrong_language"}
+    by_id = lambda rows: {row["case_id"]: row for row in rows}  # noqa: E731
+    always = lambda row, text: True  # noqa: E731
+    probes = {
+        "insttrans": probe_items(sets["insttrans"], by_id(insttrans_rows), lambda row: row["source_text"],
+                                 _user_prompt("insttrans"), always),
+        "sandglass": probe_items(sets["sandglass"], by_id(sandglass_rows), lambda row: row["metadata"]["source"],
+                                 _user_prompt("sandglass"), always, wrong),
+        "ifmtbench": probe_items(sets["ifmtbench"], by_id(ifmt_rows), lambda row: row["origin_text"],
+                                 _user_prompt("ifmtbench"), _glossary_asked),
+    }
+    return {**sets, **{f"{name}.probes": items for name, items in probes.items()}}
 
 
 def render(items: list[dict]) -> bytes:
