@@ -350,9 +350,10 @@ def ifmtbench_items(rows: list[dict]) -> list[dict]:
             if text and text != ref:
                 add(0.0, construction, text)
             ref_pieces, source_pieces = sentences(ref), sentences(row["origin_text"])
-            if len(ref_pieces) >= 2 and len(ref_pieces) == len(source_pieces) and not _is_json(ref):
-                half = len(ref_pieces) // 2
-                add(3.0, "half_untranslated", "".join(ref_pieces[:half]).rstrip() + " " + "".join(source_pieces[half:]))
+            if len(ref_pieces) >= 2 and len(source_pieces) >= 2 and not _is_json(ref):
+                half = len(ref_pieces) // 2  # the source's share of sentences from the same point on
+                rest = max(1, round(len(source_pieces) * half / len(ref_pieces)))
+                add(3.0, "half_untranslated", "".join(ref_pieces[:half]).rstrip() + " " + "".join(source_pieces[rest:]))
         out += pick(by_label)
 
     by_label = {1.0: [], 0.0: []}

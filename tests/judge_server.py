@@ -91,9 +91,9 @@ def is_repair(body: dict) -> bool:
 
 
 def candidate_of(prompt: str) -> str:
-    """The candidate text between the prompt's CANDIDATE markers."""
-    match = re.search(r"<<<CANDIDATE (\w+)>>>\n(.*)\n<<<END CANDIDATE \1>>>", prompt, re.S)
-    return match.group(2) if match else ""
+    """The candidate text between the prompt's CANDIDATE (IFMTBench: RESPONSE) markers."""
+    match = re.search(r"<<<(CANDIDATE|RESPONSE) (\w+)>>>\n(.*)\n<<<END \1 \2>>>", prompt, re.S)
+    return match.group(3) if match else ""
 
 
 def soft_ids_of(prompt: str) -> list[str]:
@@ -162,6 +162,29 @@ def verdict_text(prompt: str) -> str:
         score = marked_score(candidate, "s")
         return json.dumps({"scores": {cid: score for cid in ids}})
     return json.dumps({"quality": marked_score(candidate, "q")})
+
+
+def verdict_for(prompt: str, value: float) -> str:
+    """A valid verdict of the prompt's own form with `value` everywhere (a scripted Judge's answer):
+    quality, every soft id, IFMTBench's two rubric dimensions, or its glossary fallback."""
+    if '{"glossary": G}' in prompt:
+        return json.dumps({"glossary": int(value)})
+    if '{"scores": {"style": S, "background": S}}' in prompt:
+        return json.dumps({"scores": {"style": int(value), "background": int(value)}})
+    ids = soft_ids_of(prompt)
+    if ids:
+        return json.dumps({"scores": {cid: value for cid in ids}})
+    return json.dumps({"quality": value})
+
+
+def scripted_handler(decide: Callable[[str, str], float]) -> Handler:
+    """The scripting hook for calibration tests: `decide(candidate, prompt)` chooses the value, and
+    the reply is a valid verdict of the prompt's form carrying it (a repair turn gets the same)."""
+    def handler(request: Recorded) -> Reply:
+        prompt = request.prompt
+        return text_reply(request.path, verdict_for(prompt, decide(candidate_of(prompt), prompt)),
+                          model=str(request.body.get("model", "")), prompt=prompt)
+    return handler
 
 
 def default_handler(request: Recorded) -> Reply:
