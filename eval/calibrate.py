@@ -33,10 +33,10 @@ from pathlib import Path
 from eval import __version__
 from eval.errors import ConfigError, DataError
 from eval.paths import ROOT
+from eval.judge_calibration import FORMAT, _interval, _number
 from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, single_threaded_numpy
 
 CALIBRATION_DIR = ROOT / "data" / "calibration"
-FORMAT = "judge-calibration-1"
 NO_RISE, FALL = "no_rise", "fall"
 
 
@@ -276,14 +276,6 @@ def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol
 # ---------------------------------------------------------------------------------------------
 # Reports
 # ---------------------------------------------------------------------------------------------
-
-def _number(value, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _interval(value) -> str:
-    return "" if not value else f" [{value[0]:.2f}, {value[1]:.2f}]"
-
 
 def markdown(result: dict) -> str:
     """calibration.md: per benchmark and kind the agreement table, the confusion tables, the probes."""

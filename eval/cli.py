@@ -96,6 +96,11 @@ def evaluate_parser() -> argparse.ArgumentParser:
     rules.add_argument("--rule-set", choices=rule_sets, default=None,
                        help="hard-rule semantics (default: the original scorer's)")
     add_judge_arguments(parser)
+    parser.add_argument_group("Judge calibration").add_argument(
+        "--judge-calibration", type=Path, default=None, metavar="FILE",
+        help="calibration.json of this Judge (python -m eval.calibrate; refused if made with another Judge model, "
+             "endpoint kind, parameters or prompt versions): its agreement per prompt kind goes into the summary, "
+             "signature and reports")
     add_protocol_arguments(parser)
     return parser
 
@@ -178,6 +183,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     benchmark, source = benchmark_and_source(args)
     check_protocol_flags(args)
     judge = None
+    if args.skip_judge and getattr(args, "judge_calibration", None) is not None:
+        raise ConfigError("--judge-calibration needs the Judge: this run skips it", "drop --skip-judge or the flag")
     if not args.skip_judge:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
         if args.protocol == "release":  # the release reads one reply and aborts on a bad one: no repair turn
@@ -186,7 +193,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={} if args.rule_set is None else {"rule_set": args.rule_set},
                      judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
-                     protocol=args.protocol, release_dir=args.release_dir,
+                     judge_calibration=getattr(args, "judge_calibration", None), protocol=args.protocol, release_dir=args.release_dir,
                      trust_release_code=args.trust_release_code)
 
 

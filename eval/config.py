@@ -68,6 +68,7 @@ class RunConfig:
     counter: str = HARNESS             # which of the benchmark's syllable counters
     judge: JudgeSettings | None = None  # None: --skip-judge
     judge_cache: Path | None = None    # default: <output_dir>/judge_cache.sqlite
+    judge_calibration: Path | None = None  # a calibration.json of this Judge (SPEC §17); None: uncalibrated
     quiet: bool = False
     log_samples: bool = False          # scores.jsonl rows carry the prediction and the model input
     protocol: str = HARNESS            # "release": the release's prompt set, requests and counter (SPEC §15)

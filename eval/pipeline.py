@@ -31,6 +31,8 @@ from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_
                                    protocol_markdown, release_dir)
 from eval.release_protocol import signature_parts as release_signature_parts
 from eval.report_html import render_report_html
+from eval.judge_calibration import calibration_console_line, calibration_markdown
+from eval.self_judging import self_judging
 from eval.system_meta import system_summary
 
 
@@ -152,6 +154,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
+    if judge_block is not None:  # SPEC §16: a Judge scoring its own model or family is said so
+        judge_block["self_judging"] = self_judging((system or {}).get("model"), judge_block["model"])
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
@@ -188,6 +192,19 @@ def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: l
         score["model_input"] = bench.model_input(row)["messages"]
 
 
+def judge_calibration(bench: Benchmark, config: RunConfig, prompts, settings) -> dict | None:
+    """--judge-calibration FILE (SPEC §17): the calibration's figures for the summary, checked
+    against the Judge this run will ask (before it asks); None without the flag."""
+    if settings is None or config.judge_calibration is None:
+        return None
+    from eval.judge_calibration import run_calibration
+    from eval.judge_client import JudgeStats, judge_block
+
+    shape = None if prompts.shape is None else prompts.shape(settings)
+    return run_calibration(config.judge_calibration, bench.name,
+                           judge_block(settings, JudgeStats(), dict(prompts.versions), shape))
+
+
 def run_evaluation(config: RunConfig) -> int:
     """Score one predictions file; returns the exit status (errors raise HarnessError)."""
     bench, config, release = open_release(get_benchmark(config.benchmark), config)
@@ -207,6 +224,10 @@ def run_evaluation(config: RunConfig) -> int:
     prompts = bench.prompt_sets[config.prompt_set]
     # Every prompt is built before the output directory changes (a release's table may lack a language).
     requests = None if config.judge is None else prompts.judge_requests(rows, predictions)
+    settings = config.judge
+    if settings is not None and prompts.params is not None:  # the prompt set's own parameters (eval/benchmark.py PromptSet)
+        settings = replace(settings, params=dict(prompts.params))
+    calibration = judge_calibration(bench, config, prompts, settings)  # refused before anything changes
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -216,12 +237,10 @@ def run_evaluation(config: RunConfig) -> int:
         if config.judge is not None:
             from eval import judge_client
 
-            settings = config.judge
-            if prompts.params is not None:  # the prompt set's own parameters (eval/benchmark.py PromptSet)
-                settings = replace(settings, params=dict(prompts.params))
             verdicts, judge_block = judge_client.run_judge_prompts(
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings))
+            judge_block["calibration"] = calibration  # None: uncalibrated (SPEC §17)
         with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:
@@ -232,6 +251,7 @@ def run_evaluation(config: RunConfig) -> int:
         write_results(config.output_dir, {
             "scores.jsonl": jsonl_lines(scores),
             "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
+                          + calibration_markdown(summary["judge"])
                           + "\n".join(failures_markdown(failure_lists)) + "\n"),
             "report.html": render_report_html(summary, scores, bench, failure_lists),
             "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
@@ -239,6 +259,8 @@ def run_evaluation(config: RunConfig) -> int:
         })
     if not config.quiet:
         print(bench.console_table(summary))
+        if summary["judge"] is not None:
+            print(calibration_console_line(summary["judge"]))
         if release is not None:
             counter = summary["protocol"]["syllable_counter"] or "none"
             print(f"protocol: release ({release.root}); syllable counter: {counter}; "

@@ -43,6 +43,8 @@ def make_signature(data_sha256: str, n_instances: int, judge: dict | None, setti
             parts.append(f"{key}:{json.dumps(value, sort_keys=True, separators=(',', ':'), ensure_ascii=False)}")
         for key, value in sorted(judge.get("prompt_versions", {}).items()):
             parts.append(f"prompt.{key}:{value}")
+        if judge.get("calibration"):  # SPEC §17: which calibration the run carries (absent: uncalibrated)
+            parts.append(f"judge-calibration:{judge['calibration']['sha256'][:12]}")
     parts.append(f"boot:{BOOTSTRAP_SAMPLES}")
     parts.append(f"seed:{BOOTSTRAP_SEED}")
     parts.append(f"version:{__version__}")

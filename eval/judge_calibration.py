@@ -1,0 +1,97 @@
+"""A run that carries its Judge's calibration (SPEC §17): `evaluate.py --judge-calibration FILE`.
+
+The file is the calibration.json `python -m eval.calibrate` wrote. It is accepted only for the Judge
+it describes (model, endpoint kind, request parameters, prompt versions: the parts of the signature
+that decide a verdict); its figures per prompt kind go into the summary's `judge.calibration`, the
+signature, report.md and the console. Kept apart from eval/calibrate.py so that the run pipeline
+does not import the calibration command (which runs the pipeline's Judge phase).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from eval.errors import ConfigError
+
+FORMAT = "judge-calibration-1"
+
+
+def _number(value, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _interval(value) -> str:
+    return "" if not value else f" [{value[0]:.2f}, {value[1]:.2f}]"
+
+
+IDENTITY = ("model", "endpoint_kind", "params", "prompt_versions")
+UNCALIBRATED = ("The Judge is uncalibrated: nothing says how often its verdicts match known answers. "
+                "Run `python -m eval.calibrate` with this Judge and pass `--judge-calibration "
+                "calibration.json` (docs/judge.md#calibration).")
+
+
+def run_calibration(path: Path, benchmark: str, judge_block: dict) -> dict:
+    """The summary's `judge.calibration` for a run whose Judge is described by `judge_block` (the
+    block a run writes, before any verdict): refused, naming every difference, unless the file
+    calibrated the same Judge model, endpoint kind, parameters and prompt versions."""
+    try:
+        raw = Path(path).read_bytes()
+        result = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ConfigError(f"--judge-calibration {path}: not a readable calibration.json ({error})",
+                          "give the calibration.json that python -m eval.calibrate wrote") from None
+    if not isinstance(result, dict) or result.get("format") != FORMAT or not isinstance(result.get("benchmarks"), dict):
+        raise ConfigError(f"--judge-calibration {path}: not a calibration.json of format {FORMAT}",
+                          "give the calibration.json that python -m eval.calibrate wrote")
+    block = result["benchmarks"].get(benchmark)
+    if not isinstance(block, dict) or not isinstance(block.get("judge"), dict):
+        raise ConfigError(f"--judge-calibration {path}: it calibrates no {benchmark} prompt",
+                          f"calibrate with --benchmark {benchmark}")
+    differences = [f"{key}: calibrated {json.dumps(block['judge'].get(key), sort_keys=True)}, this run "
+                   f"{json.dumps(judge_block.get(key), sort_keys=True)}"
+                   for key in IDENTITY if block["judge"].get(key) != judge_block.get(key)]
+    if differences:
+        raise ConfigError(f"--judge-calibration {path} was made with another Judge: " + "; ".join(differences),
+                          "calibrate this Judge with the same flags (python -m eval.calibrate), or drop the flag")
+    keep = ("n", "exact_agreement", "kappa", "kappa_ci95", "weighted_kappa", "weighted_kappa_ci95", "self_agreement")
+    return {"file": Path(path).name, "sha256": hashlib.sha256(raw).hexdigest(), "harness_version":
+            result.get("harness_version"), "repeats": block.get("repeats"),
+            "kinds": {kind: {key: stats.get(key) for key in keep} for kind, stats in block.get("kinds", {}).items()},
+            "bias_probes": {kind: {probe: entry.get("rate") for probe, entry in probes.items()}
+                            for kind, probes in block.get("bias_probes", {}).items()}}
+
+
+def calibration_markdown(judge: dict | None) -> str:
+    """report.md's lines on the Judge's calibration and self-judging (nothing without a Judge)."""
+    if not judge:
+        return ""
+    lines = ["", "## Judge calibration", ""]
+    if judge.get("self_judging"):
+        lines += [f"**Self-judging:** {judge['self_judging']}.", ""]
+    calibration = judge.get("calibration")
+    if not calibration:
+        return "\n".join(lines + [UNCALIBRATED]) + "\n"
+    lines += [f"Calibrated by `{calibration['file']}` (sha256 {calibration['sha256'][:12]}): the Judge against "
+              "known answers, per prompt kind.", "",
+              "| kind | n | exact | κ | weighted κ | self-agreement | worst bias probe |", "|---|---|---|---|---|---|---|"]
+    for kind, stats in calibration["kinds"].items():
+        probes = {probe: rate for probe, rate in calibration["bias_probes"].get(kind, {}).items() if rate is not None}
+        worst = max(probes.items(), key=lambda item: item[1], default=None)
+        lines.append(f"| {kind} | {stats['n']} | {_number(stats['exact_agreement'])} | {_number(stats['kappa'])}"
+                     f"{_interval(stats['kappa_ci95'])} | {_number(stats['weighted_kappa'])}"
+                     f"{_interval(stats['weighted_kappa_ci95'])} | {_number(stats['self_agreement'])} | "
+                     + (f"{worst[0]} {worst[1]:.2f}" if worst else "n/a") + " |")
+    return "\n".join(lines) + "\n"
+
+
+def calibration_console_line(judge: dict | None) -> str | None:
+    """One console line: κ per kind, or that the Judge is uncalibrated; self-judging first."""
+    if not judge:
+        return None
+    calibration = judge.get("calibration")
+    line = ("Judge calibration: " + ", ".join(f"{kind} κ {_number(stats['kappa'], 2)}"
+                                             for kind, stats in calibration["kinds"].items())
+            if calibration else "Judge uncalibrated (python -m eval.calibrate; --judge-calibration FILE)")
+    return (f"self-judging: {judge['self_judging']}\n" if judge.get("self_judging") else "") + line

@@ -1,0 +1,127 @@
+"""A run that carries its Judge's calibration (`evaluate.py --judge-calibration`, SPEC §17), and a
+run that is self-judged (SPEC §16): refused for another Judge, naming the difference; κ per kind in
+the summary, signature, report.md and console; "uncalibrated" without it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import evaluate
+from conftest import make_row, write_jsonl
+from eval.cli import run_cli
+from eval import calibrate
+from eval.self_judging import self_judging
+from judge_server import JudgeServer
+
+KEY = "sk-calibration-run-SECRET-77aa"
+ROWS = [make_row("r1", reference="Hello, world"), make_row("r2", source_text="再见", reference="Goodbye")]
+PREDICTIONS = [{"case_id": "r1", "prediction": "Hello, world"}, {"case_id": "r2", "prediction": "Bye [q=0.5]"}]
+
+
+@pytest.fixture(scope="module")
+def calibration(tmp_path_factory) -> Path:
+    """A calibration of the stand-in Judge (gpt-5.6-sol on /responses) for InstTrans's prompts."""
+    out = tmp_path_factory.mktemp("calibration")
+    with pytest.MonkeyPatch.context() as patch, JudgeServer() as server:
+        patch.setenv("JUDGE_API_KEY", KEY)
+        patch.setenv("JUDGE_API_BASE", server.base_url)
+        assert calibrate.main(["--judge-model", "gpt-5.6-sol", "--output-dir", str(out), "--benchmark", "insttrans",
+                               "--no-probes", "--quiet"]) == 0
+    return out / "calibration.json"
+
+
+def evaluate_run(tmp_path: Path, monkeypatch, *extra: str, meta: dict | None = None,
+                 quiet: bool = True) -> tuple[int, Path]:
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    predictions = write_jsonl(tmp_path / "predictions.jsonl", PREDICTIONS)
+    if meta is not None:
+        (tmp_path / "predictions.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    out = tmp_path / "out"
+    with JudgeServer() as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        status = run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir",
+                                         str(out), *(["--quiet"] if quiet else []), *extra])
+    return status, out
+
+
+def test_a_calibrated_run_shows_kappa_per_kind(tmp_path, monkeypatch, calibration, capsys):
+    status, out = evaluate_run(tmp_path, monkeypatch, "--judge-calibration", str(calibration), quiet=False)
+    assert status == 0
+    assert "Judge calibration: quality κ 0.00, style_consistency κ" in capsys.readouterr().out  # the stand-in: all top
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    carried = summary["judge"]["calibration"]
+    made = json.loads(calibration.read_text(encoding="utf-8"))["benchmarks"]["insttrans"]
+    assert carried["file"] == "calibration.json" and len(carried["sha256"]) == 64
+    assert set(carried["kinds"]) == set(made["kinds"])
+    for kind, stats in carried["kinds"].items():
+        assert stats["kappa"] == made["kinds"][kind]["kappa"] and stats["n"] == made["kinds"][kind]["n"]
+    assert f"judge-calibration:{carried['sha256'][:12]}" in summary["signature"]
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Judge calibration" in report and "| quality | 42 |" in report and "uncalibrated" not in report
+
+
+def test_an_uncalibrated_run_says_so_and_keeps_its_signature(tmp_path, monkeypatch, capsys):
+    status, out = evaluate_run(tmp_path, monkeypatch)
+    assert status == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["judge"]["calibration"] is None and "judge-calibration" not in summary["signature"]
+    assert "The Judge is uncalibrated" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_calibration_of_another_judge_is_refused_naming_the_difference(tmp_path, monkeypatch, calibration, capsys):
+    status, out = evaluate_run(tmp_path, monkeypatch, "--judge-calibration", str(calibration),
+                               "--judge-model", "qwen3-32b")
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "made with another Judge" in err and 'model: calibrated "gpt-5.6-sol", this run "qwen3-32b"' in err
+    assert "endpoint_kind" in err and "params" in err
+    assert not (out / "summary.json").exists()
+    status, _ = evaluate_run(tmp_path / "b", monkeypatch, "--judge-calibration", str(calibration),
+                             "--judge-reasoning-effort", "low")
+    assert status == 2 and "params" in capsys.readouterr().err
+
+
+def test_a_calibration_of_other_prompts_or_benchmark_or_no_file_is_refused(tmp_path, monkeypatch, calibration, capsys):
+    edited = json.loads(calibration.read_text(encoding="utf-8"))
+    edited["benchmarks"]["insttrans"]["judge"]["prompt_versions"]["quality"] = "quality-0"
+    (tmp_path / "edited.json").write_text(json.dumps(edited), encoding="utf-8")
+    status, _ = evaluate_run(tmp_path / "a", monkeypatch, "--judge-calibration", str(tmp_path / "edited.json"))
+    assert status == 2 and 'prompt_versions: calibrated' in capsys.readouterr().err
+    del edited["benchmarks"]["insttrans"]
+    (tmp_path / "other.json").write_text(json.dumps(edited), encoding="utf-8")
+    status, _ = evaluate_run(tmp_path / "b", monkeypatch, "--judge-calibration", str(tmp_path / "other.json"))
+    assert status == 2 and "calibrates no insttrans prompt" in capsys.readouterr().err
+    (tmp_path / "junk.json").write_text("{", encoding="utf-8")
+    status, _ = evaluate_run(tmp_path / "c", monkeypatch, "--judge-calibration", str(tmp_path / "junk.json"))
+    assert status == 2 and "junk.json" in capsys.readouterr().err
+    status, _ = evaluate_run(tmp_path / "d", monkeypatch, "--judge-calibration", str(calibration), "--skip-judge")
+    assert status == 2 and "--skip-judge" in capsys.readouterr().err
+
+
+def test_self_judging_is_said_in_the_summary_report_and_console(tmp_path, monkeypatch, capsys):
+    meta = {"model": "openai/gpt-5.6-sol", "inputs": {"sha256": "0" * 64}}
+    status, out = evaluate_run(tmp_path, monkeypatch, meta=meta, quiet=False)
+    assert status == 0
+    console = capsys.readouterr().out
+    assert "self-judging: the system under test (openai/gpt-5.6-sol) is the Judge model" in console
+    assert "Judge uncalibrated" in console
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert "is the Judge model (gpt-5.6-sol)" in summary["judge"]["self_judging"]
+    assert "**Self-judging:**" in (out / "report.md").read_text(encoding="utf-8")
+    status, out = evaluate_run(tmp_path / "other", monkeypatch, meta={"model": "qwen3:32b"})
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert status == 0 and summary["judge"]["self_judging"] is None
+
+
+def test_self_judging_by_model_and_family():
+    assert self_judging("gpt-5.6-sol", "GPT-5.6-SOL").startswith("the system under test (gpt-5.6-sol) is the Judge")
+    assert "one family (gpt)" in self_judging("gpt-4o", "openai/gpt-5.6-sol")
+    assert "one family (qwen)" in self_judging("Qwen/Qwen3-8B", "qwen3:32b")
+    assert self_judging("gemini-2.5-flash", "gpt-5.6-sol") is None
+    assert self_judging(None, "gpt-5.6-sol") is None and self_judging("", "x") is None
+    assert self_judging("/", "gpt") is None
