@@ -487,6 +487,24 @@ def build() -> dict[str, list[dict]]:
     return {**sets, **{f"{name}.probes": items for name, items in probes.items()}}
 
 
+def docs_table(sets: dict[str, list[dict]]) -> str:
+    """The table docs/judge.md shows (a test checks that the page shows this one)."""
+    lines = ["| benchmark | kind | items | labels (count) | target languages | certain |", "|---|---|---|---|---|---|"]
+    for name, items in sets.items():
+        if name.endswith(".probes"):
+            continue
+        for kind in dict.fromkeys(entry["kind"] for entry in items):
+            of_kind = [entry for entry in items if entry["kind"] == kind]
+            counts: dict[float, int] = {}
+            for entry in of_kind:
+                counts[entry["label"]] = counts.get(entry["label"], 0) + 1
+            labels = ", ".join(f"{label:g}: {count}" for label, count in sorted(counts.items()))
+            certain = sum(entry["certainty"] == "certain" for entry in of_kind)
+            lines.append(f"| {name} | {kind} | {len(of_kind)} | {labels} | "
+                         f"{len({entry['target_lang'] for entry in of_kind})} | {certain} |")
+    return "\n".join(lines)
+
+
 def render(items: list[dict]) -> bytes:
     return "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in items).encode("utf-8")
 

@@ -152,3 +152,14 @@ def test_the_sentence_splitter_keeps_every_character():
         assert "".join(builder.sentences(text)) == text
     assert builder.sentences("One. Two! Three?") == ["One. ", "Two! ", "Three?"]
     assert builder.sentences("第一句。第二句！") == ["第一句。", "第二句！"]
+
+
+def test_the_docs_show_the_sets_as_built(built):
+    page = (ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
+    assert builder.docs_table(built) in page
+    known = sum(len(entries) for name, entries in built.items() if not name.endswith(".probes"))
+    probes = sum(len(entries) for name, entries in built.items() if name.endswith(".probes"))
+    assert f"in all {known} items and {probes} probes" in page
+    for construction in builder.WHY:  # every construction is explained on the page
+        if not construction.startswith("repeated_3x_"):
+            assert f"`{construction}`" in page, construction
