@@ -125,3 +125,40 @@ def test_self_judging_by_model_and_family():
     assert self_judging("gemini-2.5-flash", "gpt-5.6-sol") is None
     assert self_judging(None, "gpt-5.6-sol") is None and self_judging("", "x") is None
     assert self_judging("/", "gpt") is None
+
+
+def test_a_release_protocol_calibration_uses_the_release_prompts(tmp_path, monkeypatch, capsys):
+    """`--protocol release`: the release's prompt and request (RELEASE-FACTS §2), its bare-score
+    replies; the calibration serves a release run and is refused for a harness run."""
+    from judge_server import Reply, text_reply
+    from release_folders import SANDGLASS, make_sandglass_release
+
+    release = make_sandglass_release(tmp_path / "Sandglass-Bench")
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    prompts: list[str] = []
+
+    def bare(request) -> Reply:
+        prompts.append(request.prompt)
+        return text_reply(request.path, "0.5", prompt=request.prompt)
+
+    root = Path(__file__).resolve().parent.parent
+    common = ["--benchmark", "sandglass", "--data", str(root / "data" / "sandglass" / "test.jsonl"), "--predictions",
+              str(root / "data" / "sandglass" / "example_predictions.jsonl"), "--quiet", "--judge-model", "m1"]
+    with JudgeServer(bare) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        assert calibrate.main(["--judge-model", "m1", "--output-dir", str(tmp_path / "cal"), "--benchmark", "sandglass",
+                               "--protocol", "release", "--release-dir", str(release), "--no-probes", "--quiet"]) == 0
+        made = json.loads((tmp_path / "cal" / "calibration.json").read_text(encoding="utf-8"))["benchmarks"]["sandglass"]
+        assert made["protocol"] == "release" and made["judge"]["prompt_versions"]["sandglass_quality"].startswith("release:")
+        assert made["kinds"]["sandglass_quality"]["exact_agreement"] == round(14 / 42, 6)  # every verdict 0.5
+        assert prompts and all(SANDGLASS in prompt for prompt in prompts)
+        status = run_cli(evaluate.main, [*common, "--output-dir", str(tmp_path / "rel"), "--protocol", "release",
+                                         "--release-dir", str(release), "--judge-calibration",
+                                         str(tmp_path / "cal" / "calibration.json")])
+        assert status == 0
+        summary = json.loads((tmp_path / "rel" / "summary.json").read_text(encoding="utf-8"))
+        assert summary["judge"]["calibration"]["kinds"]["sandglass_quality"]["n"] == 42
+        capsys.readouterr()
+        status = run_cli(evaluate.main, [*common, "--output-dir", str(tmp_path / "harness"), "--judge-calibration",
+                                         str(tmp_path / "cal" / "calibration.json")])
+        assert status == 2 and "prompt_versions: calibrated" in capsys.readouterr().err
