@@ -55,12 +55,32 @@ def run_calibration(path: Path, benchmark: str, judge_block: dict) -> dict:
     if differences:
         raise ConfigError(f"--judge-calibration {path} was made with another Judge: " + "; ".join(differences),
                           "calibrate this Judge with the same flags (python -m eval.calibrate), or drop the flag")
-    keep = ("n", "exact_agreement", "kappa", "kappa_ci95", "weighted_kappa", "weighted_kappa_ci95", "self_agreement")
-    return {"file": Path(path).name, "sha256": hashlib.sha256(raw).hexdigest(), "harness_version":
-            result.get("harness_version"), "repeats": block.get("repeats"),
-            "kinds": {kind: {key: stats.get(key) for key in keep} for kind, stats in block.get("kinds", {}).items()},
-            "bias_probes": {kind: {probe: entry.get("rate") for probe, entry in probes.items()}
-                            for kind, probes in block.get("bias_probes", {}).items()}}
+    kinds = block.get("kinds") if isinstance(block.get("kinds"), dict) else {}
+    probes = block.get("bias_probes") if isinstance(block.get("bias_probes"), dict) else {}
+    return {"file": Path(path).name, "sha256": hashlib.sha256(raw).hexdigest(),
+            "harness_version": str(result.get("harness_version")), "repeats": _figure(block.get("repeats")),
+            "kinds": {str(kind): {key: (_interval_of if key.endswith("_ci95") else _figure)(stats.get(key))
+                                  for key in KEPT}
+                      for kind, stats in kinds.items() if isinstance(stats, dict)},
+            "bias_probes": {str(kind): {str(probe): _figure(entry.get("rate")) for probe, entry in entries.items()
+                                        if isinstance(entry, dict)}
+                            for kind, entries in probes.items() if isinstance(entries, dict)}}
+
+
+KEPT = ("n", "exact_agreement", "kappa", "kappa_ci95", "weighted_kappa", "weighted_kappa_ci95", "self_agreement")
+
+
+def _figure(value: object) -> float | int | None:
+    """A finite number from the file, or None (the file is outside text: nothing else is carried)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
+        return None
+    return value
+
+
+def _interval_of(value: object) -> list | None:
+    if isinstance(value, list) and len(value) == 2 and all(_figure(item) is not None for item in value):
+        return list(value)
+    return None
 
 
 def calibration_markdown(judge: dict | None) -> str:
@@ -75,15 +95,32 @@ def calibration_markdown(judge: dict | None) -> str:
         return "\n".join(lines + [UNCALIBRATED]) + "\n"
     lines += [f"Calibrated by `{calibration['file']}` (sha256 {calibration['sha256'][:12]}): the Judge against "
               "known answers, per prompt kind.", "",
-              "| kind | n | exact | κ | weighted κ | self-agreement | worst bias probe |", "|---|---|---|---|---|---|---|"]
+              "| " + " | ".join(CALIBRATION_COLUMNS) + " |", "|" + "---|" * len(CALIBRATION_COLUMNS)]
+    lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in calibration_rows(judge)]
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    """A table cell of outside text: one line, its pipes escaped, no markup."""
+    return " ".join(text.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+def calibration_rows(judge: dict) -> list[list[str]]:
+    """The per-kind rows report.md and report.html show: kind, n, exact, κ, weighted κ,
+    self-agreement, worst bias probe (plain text; the HTML page escapes them)."""
+    calibration = judge["calibration"]
+    rows = []
     for kind, stats in calibration["kinds"].items():
         probes = {probe: rate for probe, rate in calibration["bias_probes"].get(kind, {}).items() if rate is not None}
         worst = max(probes.items(), key=lambda item: item[1], default=None)
-        lines.append(f"| {kind} | {stats['n']} | {_number(stats['exact_agreement'])} | {_number(stats['kappa'])}"
-                     f"{_interval(stats['kappa_ci95'])} | {_number(stats['weighted_kappa'])}"
-                     f"{_interval(stats['weighted_kappa_ci95'])} | {_number(stats['self_agreement'])} | "
-                     + (f"{worst[0]} {worst[1]:.2f}" if worst else "n/a") + " |")
-    return "\n".join(lines) + "\n"
+        rows.append([kind, "n/a" if stats["n"] is None else f"{stats['n']}", _number(stats["exact_agreement"]),
+                     _number(stats["kappa"]) + _interval(stats["kappa_ci95"]),
+                     _number(stats["weighted_kappa"]) + _interval(stats["weighted_kappa_ci95"]),
+                     _number(stats["self_agreement"]), f"{worst[0]} {worst[1]:.2f}" if worst else "n/a"])
+    return rows
+
+
+CALIBRATION_COLUMNS = ["kind", "n", "exact", "κ", "weighted κ", "self-agreement", "worst bias probe"]
 
 
 def calibration_console_line(judge: dict | None) -> str | None:

@@ -224,6 +224,24 @@ def _case_link(case_id: str) -> str:
             f"<code>{escape(case_id)}</code></a>")
 
 
+def _calibration_html(judge: dict | None) -> list[str]:
+    """The Judge's calibration per prompt kind (SPEC §17), self-judging; nothing without a Judge."""
+    from eval.judge_calibration import CALIBRATION_COLUMNS, UNCALIBRATED, calibration_rows
+
+    if not judge:
+        return []
+    out = ['<h2 id="judge-calibration">Judge calibration</h2>']
+    if judge.get("self_judging"):
+        out.append(f"<p><strong>Self-judging:</strong> {escape(judge['self_judging'])}.</p>")
+    calibration = judge.get("calibration")
+    if not calibration:
+        return out + [f'<p class="muted">{escape(UNCALIBRATED.replace("`", ""))}</p>']
+    out.append(f'<p class="muted">Calibrated by <code>{escape(calibration["file"])}</code> (sha256 '
+               f'{escape(calibration["sha256"][:12])}): the Judge against known answers, per prompt kind.</p>')
+    return out + [table(CALIBRATION_COLUMNS, [[escape(cell) for cell in row] for row in calibration_rows(judge)],
+                        numeric={1, 2, 3, 4, 5})]
+
+
 def _failures_html(data: dict) -> list[str]:
     out = ['<h2 id="failures">Failures</h2>',
            f'<p class="muted">The first {escape(data["cap"])} per list, in data order (soft and quality: lowest '
@@ -272,7 +290,7 @@ def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, fail
     signature, the charts, the breakdown tables) around the failures section (SPEC §11), whose
     lists (`eval.failures.failures`) report.md shows too."""
     before, after = bench.report_html(summary, scores)
-    parts = before + _failures_html(failure_lists) + after
+    parts = before + _failures_html(failure_lists) + after + _calibration_html(summary.get("judge"))
     title = bench.title
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)} report</title><meta name=\"viewport\" content=\"width=device-width\">"

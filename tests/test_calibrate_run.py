@@ -162,3 +162,21 @@ def test_a_release_protocol_calibration_uses_the_release_prompts(tmp_path, monke
         status = run_cli(evaluate.main, [*common, "--output-dir", str(tmp_path / "harness"), "--judge-calibration",
                                          str(tmp_path / "cal" / "calibration.json")])
         assert status == 2 and "prompt_versions: calibrated" in capsys.readouterr().err
+
+
+def test_report_html_shows_the_calibration_and_outside_text_is_escaped(tmp_path, monkeypatch, calibration):
+    hostile = json.loads(calibration.read_text(encoding="utf-8"))
+    kinds = hostile["benchmarks"]["insttrans"]["kinds"]
+    kinds["<script>x</script>|\nkind"] = dict(kinds["quality"], kappa="1; DROP", n=True)
+    (tmp_path / "hostile.json").write_text(json.dumps(hostile), encoding="utf-8")
+    status, out = evaluate_run(tmp_path, monkeypatch, "--judge-calibration", str(tmp_path / "hostile.json"))
+    assert status == 0
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert '<h2 id="judge-calibration">Judge calibration</h2>' in page and "<script>x</script>" not in page
+    assert "&lt;script&gt;" in page
+    carried = json.loads((out / "summary.json").read_text(encoding="utf-8"))["judge"]["calibration"]["kinds"]
+    assert carried["<script>x</script>|\nkind"]["kappa"] is None and carried["<script>x</script>|\nkind"]["n"] is None
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| &lt;script&gt;x&lt;/script&gt;\\| kind | n/a |" in report  # one row: no markup, the pipe escaped
+    status, plain = evaluate_run(tmp_path / "plain", monkeypatch)
+    assert "The Judge is uncalibrated" in (plain / "report.html").read_text(encoding="utf-8")
