@@ -162,16 +162,16 @@ def read_items(path: Path) -> list[dict]:
     return items
 
 
-def read_value(verdict: dict, path: str) -> float:
-    """The verdict's value at a dotted path (`quality`, `scores.style_consistency`); a null (an
-    IFMTBench dimension the Judge found not asked for) reads as 0, as a run scores it."""
+def read_value(verdict: dict, path: str) -> float | None:
+    """The verdict's value at a dotted path (`quality`, `scores.style_consistency`); None for a
+    null (an IFMTBench dimension the Judge found not asked for, which a run scores 0 and counts)."""
     value: object = verdict
     for part in path.split("."):
         if not isinstance(value, dict) or part not in value:
             raise DataError(f"the verdict {json.dumps(verdict)[:200]} has no {path!r}",
                             "the prompt set's verdicts have another shape than the calibration items expect")
         value = value[part]
-    return 0.0 if value is None else float(value)
+    return None if value is None else float(value)
 
 
 def requests_for(entries: list[dict], rows: dict[str, dict], judge_requests) -> list:
@@ -228,13 +228,18 @@ def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol
     items, probes, requests = bundled_requests(bench, prompts, with_probes)
     items_path, probes_path = CALIBRATION_DIR / f"{name}.jsonl", CALIBRATION_DIR / f"{name}.probes.jsonl"
     shape = None if prompts.shape is None else prompts.shape(settings)
-    runs, blocks, seconds = [], [], 0.0
+    runs, blocks, seconds, nulls = [], [], 0.0, {}
     for repeat in range(repeats):
         start = clock()
         run = ask_prompts(requests, settings, repeat_cache(cache, repeat), dict(prompts.versions), progress, shape)
         seconds += clock() - start
-        runs.append({entry["id"]: read_value(run.verdicts[(entry["id"], entry["prompt"])], entry["read"])
-                     for entry in items + probes})
+        values = {entry["id"]: read_value(run.verdicts[(entry["id"], entry["prompt"])], entry["read"])
+                  for entry in items + probes}
+        if repeat == 0:  # IFMTBench: a dimension the Judge found not asked for (scored 0, counted, as in a run)
+            for entry in items:
+                if values[entry["id"]] is None:
+                    nulls[entry["kind"]] = nulls.get(entry["kind"], 0) + 1
+        runs.append({key: 0.0 if value is None else value for key, value in values.items()})
         blocks.append(run.block)
     kinds = {}
     for kind in dict.fromkeys(entry["kind"] for entry in items):
@@ -242,6 +247,7 @@ def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol
         truth = [float(entry["label"]) for entry in of_kind]
         stats = kind_statistics(truth, [[run[entry["id"]] for entry in of_kind] for run in runs])
         certain = [(float(entry["label"]), runs[0][entry["id"]]) for entry in of_kind if entry["certainty"] == "certain"]
+        stats["null_verdicts"] = nulls.get(kind, 0)
         stats["certain_n"] = len(certain)
         stats["certain_exact_agreement"] = (round(sum(a == b for a, b in certain) / len(certain), 6)
                                             if certain else None)
@@ -314,11 +320,60 @@ def markdown(result: dict) -> str:
                                  f"| {_number(entry['rate'])} |")
         replies, cost = block["replies"], block["cost"]
         per = cost["per_1000_items"]
+        nulls = {kind: stats["null_verdicts"] for kind, stats in block["kinds"].items() if stats["null_verdicts"]}
         lines += ["", f"Replies: {replies['asked']} asked, {replies['invalid_first_replies']} invalid first replies "
-                      f"(repaired: {json.dumps(replies['repaired'])}), {replies['cache_hits']} from the cache.",
+                      f"(repaired: {json.dumps(replies['repaired'])}), {replies['cache_hits']} from the cache"
+                      + (f"; null verdicts (scored 0): {json.dumps(nulls)}." if nulls else "."),
                   f"Cost: {cost['calls']} calls, {cost['total_tokens']} tokens, {cost['seconds']} s; per 1,000 items: "
                   f"{per['calls']} calls, {per['total_tokens']} tokens, {per['seconds']} s.", ""]
     return "\n".join(lines) + "\n"
+
+
+def html_page(result: dict) -> str:
+    """calibration.html: the same figures as calibration.md, with each confusion table as a grid."""
+    from eval.report_html import CSS, escape, table
+
+    parts = ["<h1>Judge calibration</h1>",
+             f'<p class="muted">Judge <code>{escape(result["judge_model"])}</code>; harness '
+             f'{escape(result["harness_version"])}; {escape(result["repeats"])} repeat(s). Labels are fixed by how each '
+             "candidate was made (docs/judge.md, Calibration); κ is Cohen's, weighted κ uses quadratic weights; "
+             "intervals are 95 % bootstrap over items.</p>"]
+    for name, block in result["benchmarks"].items():
+        judge = block["judge"]
+        parts += [f"<h2>{escape(name)}</h2>",
+                  f'<p class="muted">Endpoint <code>{escape(judge["endpoint_kind"])}</code>, prompts '
+                  + ", ".join(f"<code>{escape(key)}:{escape(value)}</code>" for key, value in judge["prompt_versions"].items())
+                  + f', protocol <code>{escape(block["protocol"])}</code>.</p>']
+        rows = [[escape(kind), escape(stats["n"]), escape(_number(stats["exact_agreement"]) + _interval(stats["exact_agreement_ci95"])),
+                 escape(_number(stats["kappa"]) + _interval(stats["kappa_ci95"])),
+                 escape(_number(stats["weighted_kappa"]) + _interval(stats["weighted_kappa_ci95"])),
+                 escape(f"{_number(stats['certain_exact_agreement'])} (n={stats['certain_n']})"),
+                 escape(_number(stats["self_agreement"]))] for kind, stats in block["kinds"].items()]
+        parts.append(table(["kind", "n", "exact", "κ", "weighted κ", "certain-only exact", "self-agreement"], rows,
+                           numeric={1, 2, 3, 4, 5, 6}))
+        for kind, stats in block["kinds"].items():
+            labels = sorted({key for row in stats["confusion"].values() for key in row} | set(stats["confusion"]),
+                            key=float)
+            parts += [f"<h3>{escape(kind)}: known label (rows) × the Judge's (columns)</h3>",
+                      table(["", *labels], [[escape(truth), *(escape(stats["confusion"][truth].get(label, 0))
+                                                              for label in labels)]
+                                            for truth in stats["confusion"]], numeric=set(range(1, len(labels) + 1)))]
+        if block["bias_probes"]:
+            parts.append("<h3>Bias probes: how often the verdict moved the wrong way</h3>")
+            parts.append(table(["kind", "probe", "expect", "pairs", "wrong way", "rate"],
+                               [[escape(kind), escape(probe), escape(entry["expect"]), escape(entry["pairs"]),
+                                 escape(entry["wrong_way"]), escape(_number(entry["rate"]))]
+                                for kind, probes in block["bias_probes"].items() for probe, entry in probes.items()],
+                               numeric={3, 4, 5}))
+        cost, per = block["cost"], block["cost"]["per_1000_items"]
+        parts.append(f'<p class="muted">{escape(block["replies"]["asked"])} asked, '
+                     f'{escape(block["replies"]["invalid_first_replies"])} invalid first replies (repaired), '
+                     f'{escape(block["replies"]["cache_hits"])} from the cache; {escape(cost["calls"])} calls, '
+                     f'{escape(cost["total_tokens"])} tokens, {escape(cost["seconds"])} s; per 1,000 items '
+                     f'{escape(per["calls"])} calls, {escape(per["total_tokens"])} tokens, {escape(per["seconds"])} s.</p>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Judge calibration</title>"
+            f"<meta name=\"viewport\" content=\"width=device-width\"><style>{CSS}</style></head><body>\n"
+            + "\n".join(parts) + "\n</body></html>\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(prog="python -m eval.calibrate",
                            description="Ask a Judge the bundled known-answer items and bias probes and report "
                                        "its agreement, bias, stability and cost (docs/judge.md#calibration).")
-    parser.add_argument("--output-dir", type=Path, required=True, help="where calibration.json and .md go")
+    parser.add_argument("--output-dir", type=Path, required=True, help="where calibration.json, .md and .html go")
     parser.add_argument("--benchmark", action="append", choices=sorted(BENCHMARKS), default=None,
                         help="calibrate this benchmark's prompt kinds (repeatable; default: every benchmark)")
     parser.add_argument("--repeats", type=int, default=1, metavar="K",
@@ -378,9 +433,10 @@ def main(argv: list[str] | None = None) -> int:
                       "judge_model": next(iter(benchmarks.values()))["judge"]["model"], "repeats": args.repeats,
                       "benchmarks": benchmarks}
             write_atomic(output_dir / "calibration.md", markdown(result))
+            write_atomic(output_dir / "calibration.html", html_page(result))
             write_atomic(output_dir / "calibration.json", json_text(result))
         print(markdown(result), end="")
-        print(f"wrote {output_dir / 'calibration.json'} and calibration.md")
+        print(f"wrote {output_dir / 'calibration.json'}, calibration.md and calibration.html")
         return 0
 
     return run_cli(run, argv)

@@ -57,6 +57,8 @@ def run(tmp_path: Path, monkeypatch, handler, *extra: str, times: int = 1) -> di
             assert KEY not in text
             blocks.append(json.loads(text)["benchmarks"][BENCH])
     assert "# Judge calibration" in (tmp_path / "out" / "calibration.md").read_text(encoding="utf-8")
+    page = (tmp_path / "out" / "calibration.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<h2>sandglass</h2>" in page and page.endswith("</html>\n")
     return blocks[0] if times == 1 else blocks
 
 
@@ -211,3 +213,27 @@ def test_refusals_name_the_flag(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("JUDGE_API_BASE")
     assert calibrate.main(["--judge-model", "m", "--output-dir", out]) == 2
     assert "JUDGE_API_BASE" in capsys.readouterr().err
+
+
+def test_an_ifmtbench_null_reads_as_zero_and_is_counted(tmp_path, monkeypatch):
+    """A rubric answer of null for the asked dimension: scored 0 as a run scores it, and counted."""
+    from judge_server import Reply, text_reply
+
+    def handler(request) -> Reply:
+        prompt = request.prompt
+        if '{"glossary": G}' in prompt:
+            return text_reply(request.path, '{"glossary": 0}', prompt=prompt)
+        return text_reply(request.path, '{"scores": {"style": null, "background": null}}', prompt=prompt)
+
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    with JudgeServer(handler) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        assert calibrate.main(["--judge-model", "stand-in", "--output-dir", str(tmp_path), "--benchmark", "ifmtbench",
+                               "--no-probes", "--quiet"]) == 0
+    kinds = json.loads((tmp_path / "calibration.json").read_text(encoding="utf-8"))["benchmarks"]["ifmtbench"]["kinds"]
+    for kind in ("style", "background"):
+        zeros = sum(1 for entry in calibrate.read_items(calibrate.CALIBRATION_DIR / "ifmtbench.jsonl")
+                    if entry["kind"] == kind and entry["label"] == 0)
+        assert kinds[kind]["null_verdicts"] == kinds[kind]["n"]
+        assert kinds[kind]["exact_agreement"] == round(zeros / kinds[kind]["n"], 6)
+    assert kinds["glossary"]["null_verdicts"] == 0 and kinds["glossary"]["exact_agreement"] == 0.5
