@@ -286,13 +286,13 @@ def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol
 def markdown(result: dict) -> str:
     """calibration.md: per benchmark and kind the agreement table, the confusion tables, the probes."""
     lines = ["# Judge calibration", "",
-             f"Judge `{result['judge_model']}`; harness {result['harness_version']}; {result['repeats']} repeat(s). "
+             f"Harness {result['harness_version']}; {result['repeats']} repeat(s). "
              "Labels are fixed by how each candidate was made (docs/judge.md#calibration); κ is Cohen's, "
              "weighted κ uses quadratic weights; intervals are 95 % bootstrap over items.", ""]
     for name, block in result["benchmarks"].items():
         judge = block["judge"]
         lines += [f"## {name}", "",
-                  f"Endpoint `{judge['endpoint_kind']}`, prompts " +
+                  f"Judge `{judge['model']}` on `{judge['endpoint_kind']}`, prompts " +
                   ", ".join(f"`{key}:{value}`" for key, value in judge["prompt_versions"].items()) +
                   f", protocol `{block['protocol']}`.", "",
                   "| kind | n | exact | κ | weighted κ | certain-only exact | self-agreement |",
@@ -334,14 +334,13 @@ def html_page(result: dict) -> str:
     from eval.report_html import CSS, escape, table
 
     parts = ["<h1>Judge calibration</h1>",
-             f'<p class="muted">Judge <code>{escape(result["judge_model"])}</code>; harness '
-             f'{escape(result["harness_version"])}; {escape(result["repeats"])} repeat(s). Labels are fixed by how each '
+             f'<p class="muted">Harness {escape(result["harness_version"])}; {escape(result["repeats"])} repeat(s). Labels are fixed by how each '
              "candidate was made (docs/judge.md, Calibration); κ is Cohen's, weighted κ uses quadratic weights; "
              "intervals are 95 % bootstrap over items.</p>"]
     for name, block in result["benchmarks"].items():
         judge = block["judge"]
         parts += [f"<h2>{escape(name)}</h2>",
-                  f'<p class="muted">Endpoint <code>{escape(judge["endpoint_kind"])}</code>, prompts '
+                  f'<p class="muted">Judge <code>{escape(judge["model"])}</code> on <code>{escape(judge["endpoint_kind"])}</code>, prompts '
                   + ", ".join(f"<code>{escape(key)}:{escape(value)}</code>" for key, value in judge["prompt_versions"].items())
                   + f', protocol <code>{escape(block["protocol"])}</code>.</p>']
         rows = [[escape(kind), escape(stats["n"]), escape(_number(stats["exact_agreement"]) + _interval(stats["exact_agreement_ci95"])),
@@ -430,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        args.release_dir, progress=not args.quiet,
                                                        with_probes=not args.no_probes)
             result = {"format": FORMAT, "harness_version": __version__,
-                      "judge_model": next(iter(benchmarks.values()))["judge"]["model"], "repeats": args.repeats,
+                      "judge_model": args.judge_model, "repeats": args.repeats,  # null: each benchmark's default
                       "benchmarks": benchmarks}
             write_atomic(output_dir / "calibration.md", markdown(result))
             write_atomic(output_dir / "calibration.html", html_page(result))
