@@ -163,3 +163,14 @@ def test_the_docs_show_the_sets_as_built(built):
     for construction in builder.WHY:  # every construction is explained on the page
         if not construction.startswith("repeated_3x_"):
             assert f"`{construction}`" in page, construction
+
+
+def test_check_names_a_stale_file(tmp_path, monkeypatch, capsys):
+    for path in DIR.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    (tmp_path / "sandglass.jsonl").write_bytes(b"{}\n")
+    monkeypatch.setattr(builder, "OUT_DIR", tmp_path)
+    monkeypatch.setattr(builder, "ROOT", tmp_path.parent)
+    assert builder.main(["--check"]) == 1
+    err = capsys.readouterr().err
+    assert "sandglass.jsonl" in err and "ifmtbench.jsonl" not in err
