@@ -51,6 +51,10 @@ WHY = {
     "formula_dropped": "rubric 0: a formula is dropped",
     "citation_dropped": "rubric 0: a citation marker is dropped",
     "wrong_antecedent": "rubric 0: a reference points to the wrong person",
+    "register_slip": "rubric 0.5: the requested register dominates, but a form of address or a phrase slips out of it",
+    "register_flipped": "rubric 0: the whole text is in another register than the one requested",
+    "stray_variant": "rubric 0.5: one rendering dominates, with a single stray variant",
+    "two_renderings": "rubric 0: the term is rendered in two competing ways",
     "unclear_reference": "rubric 0.5: the chain is right overall, but one reference could point elsewhere",
     "wrong_sense": "rubric 0: another sense of the ambiguous expression is used",
     "vague_sense": "rubric 0.5: the stated sense is chosen, but one occurrence is vague",
@@ -66,7 +70,7 @@ WHY = {
 }
 CERTAIN = {"reference", "source_copy", "other_reference", "repeated_3x", "repeated_3x_quality",
            "repeated_3x_rubric", "first_half", "formula_spacing", "citation_restyled", "formula_dropped",
-           "citation_dropped", "wrong_antecedent", "wrong_sense", "wrong_language", "term_untranslated",
+           "citation_dropped", "wrong_antecedent", "wrong_sense", "register_flipped", "two_renderings", "wrong_language", "term_untranslated",
            "term_dropped"}
 
 # Hand-written edits of a reference for one row: (case_id, soft id, construction, label, [(old, new), ...]).
@@ -100,6 +104,80 @@ EDITS = [
      [("schlägt das Computervirus", "schlägt das Virus")]),
     ("itb-doc-053", "context_disambiguate", "wrong_sense", 0.0, [("paket hadiah jewawut (milet)", "paket hadiah Xiaomi")]),
 ]
+
+_FLIP_DE = ("Hey {username}, deine Anmeldung zum jährlichen „Creator-Förderprogramm“ ist durch! Deine Kohle für diesen "
+            "Monat, {amount} Yuan, landet in 3 Werktagen auf deiner Bilibili Wallet. Schau einfach mal nach!")
+_FLIP_ES = json.dumps({"dialog": {
+    "title": "¿Seguro que quieres borrar tu cuenta?",
+    "body": "Si la borras, tus vídeos, tus favoritos y tu historial de monedas se van para siempre y no hay forma de "
+            "recuperarlos.",
+    "button_ok": "Sí, bórrala", "button_cancel": "Mejor no"}}, ensure_ascii=False)
+_FLIP_NL = ('<div class="notice"><p>Vanaf 1 januari 2025 kun je met een account zonder verificatie geen berichten en '
+            'reacties meer plaatsen.</p><p>Rond je verificatie dus even snel af via het <a '
+            'href="https://account.bilibili.com/verify" target="_blank">Accountcentrum</a>, oké?</p></div>')
+_FLIP_FR = json.dumps({"1": "Bonjour à toutes et à tous. Nous allons préparer aujourd'hui des œufs brouillés à la tomate, "
+                            "une recette d'une grande simplicité.",
+                       "2": "Il convient tout d'abord de battre soigneusement les œufs.",
+                       "3": "L'huile doit être suffisamment chaude, faute de quoi les aliments adhèrent.",
+                       "4": "Versons à présent la préparation dans la poêle."}, ensure_ascii=False)
+_FLIP_EN = json.dumps({"1": "Your spiritual power remains insufficient; I urge you not to overexert yourself.",
+                       "2": "I shall not conceal myself behind you.",
+                       "3": "Even if my spiritual power is limited, I nonetheless possess my intellect.",
+                       "4": "...That statement appears to be somewhat inaccurate."}, ensure_ascii=False)
+_FLIP_PT = ("O automóvel estacionou numa área de serviço e o senhor Gordinho foi o primeiro a descer: — Os senhores "
+            "podem prosseguir a conversa; eu irei ao sanitário. A senhora Wang lançou-lhe um olhar de reprovação: — O "
+            "senhor é sempre assim. Peço que regresse com brevidade.")
+EDITS += [  # the register: one form of address or phrase out of it (0.5), or the whole text in another (0)
+    ("itb-doc-041", "style_consistency", "register_slip", 0.5, [("Ihre Einnahmen", "Deine Einnahmen")]),
+    ("itb-doc-041", "style_consistency", "register_flipped", 0.0, [(None, _FLIP_DE)]),
+    ("itb-doc-013", "style_consistency", "register_slip", 0.5,
+     [("¿Confirma que desea eliminar su cuenta?", "¿Confirmas que quieres eliminar tu cuenta?")]),
+    ("itb-doc-013", "style_consistency", "register_flipped", 0.0, [(None, _FLIP_ES)]),
+    ("itb-doc-051", "style_consistency", "register_slip", 0.5, [("Wij verzoeken u de", "Wij verzoeken je de")]),
+    ("itb-doc-051", "style_consistency", "register_flipped", 0.0, [(None, _FLIP_NL)]),
+    ("itb-subtitle-002", "style_consistency", "register_slip", 0.5,
+     [("D'abord, on bat bien les œufs.", "Il convient tout d'abord de battre soigneusement les œufs.")]),
+    ("itb-subtitle-002", "style_consistency", "register_flipped", 0.0, [(None, _FLIP_FR)]),
+    ("itb-subtitle-025", "style_consistency", "register_slip", 0.5,
+     [("No trae cargador, pero a estas alturas ya estaréis acostumbrados.",
+       "No incluye cargador; no obstante, a estas alturas ustedes ya estarán habituados.")]),
+    ("itb-subtitle-020", "style_consistency", "register_slip", 0.5,
+     [("No way I'm hiding behind you!", "I shall not conceal myself behind you.")]),
+    ("itb-subtitle-020", "style_consistency", "register_flipped", 0.0, [(None, _FLIP_EN)]),
+    ("itb-lit-022", "style_consistency", "register_slip", 0.5,
+     [("Vai e volta rapidinho.", "Solicito que regresse com a maior brevidade possível.")]),
+    ("itb-lit-022", "style_consistency", "register_flipped", 0.0, [(None, _FLIP_PT)]),
+    ("itb-doc-007", "style_consistency", "register_slip", 0.5,
+     [('Go to the **Me** page and tap "Premium".', 'Just hop over to the **Me** page and smash that "Premium" button.')]),
+    ("itb-doc-042", "style_consistency", "register_slip", 0.5,
+     [("retracent de manière saisissante", "montrent super bien")]),
+    ("itb-lit-021", "style_consistency", "register_slip", 0.5,
+     [("continuò a sfogliare i memoriali con tutta calma", "continuò a sfogliare le scartoffie bello tranquillo")]),
+]
+# One term rendered two ways (term_cross_sentence): (case_id, the reference's rendering, another rendering). With
+# three or more occurrences the last becomes the variant (one stray variant: 0.5); with two or more the later half
+# (rounded up) does (two competing renderings: 0).
+TERM_VARIANTS = [
+    ("itb-doc-038", "exámenes imperiales", "concursos imperiales"), ("itb-lit-046", "examens impériaux", "concours mandarinaux"),
+    ("itb-lit-073", "modelli di diffusione", "modelli diffusivi"), ("itb-doc-024", "fotosynthese", "koolstofassimilatie"),
+    ("itb-lit-053", "open wereld", "vrije spelwereld"), ("itb-lit-079", "offline versterkend leren", "offline bekrachtigingsleren"),
+    ("itb-doc-014", "Computervirus", "Schadprogramm"), ("itb-doc-034", "cell", "unit"),
+    ("itb-lit-014", "Echo Transcript", "Resonance Record"), ("itb-doc-007", "auto-renewal", "automatic subscription"),
+    ("itb-lit-040", "signature weapon", "exclusive weapon"), ("itb-doc-026", "menunda-nunda", "prokrastinasi"),
+    ("itb-lit-035", "aras keertian", "tahap signifikan"), ("itb-subtitle-039", "utan bakau", "utan mangrove"),
+    ("itb-subtitle-029", "dissipazione", "raffreddamento"), ("itb-subtitle-009", "sidfläsk", "bacon"),
+    ("itb-lit-003", "spirituală", "sacră"), ("itb-lit-024", "Sistemul", "Mecanismul"),
+    ("itb-lit-008", "energi psionik", "kekuatan psionik"), ("itb-subtitle-020", "spiritual power", "mana"),
+    ("itb-lit-066", "retrieval-augmented generation", "search-enhanced generation"),
+]
+
+
+def replace_last(text: str, old: str, new: str, count: int) -> str:
+    """`text` with the last `count` occurrences of `old` replaced by `new`."""
+    head, *tails = text.split(old)
+    keep = len(tails) - count
+    return head + "".join((old if index < keep else new) + tail for index, tail in enumerate(tails))
+
 
 _SENTENCE = re.compile(r"[^。！？.!?؟।]*(?:[。！？]+[”」』’\"]*|[.!?؟।]+[”」』’\"]*(?=\s|$)|$)\s*", re.S)
 _FORMULA = re.compile(r"\$([^$\s][^$]*[^$\s]|[^$\s])\$")
@@ -264,10 +342,18 @@ def insttrans_items(rows: list[dict]) -> list[dict]:
                 if case_id == row["case_id"] and edit_id == cid:
                     text = ref
                     for old, new in pairs:
-                        if old not in text:
+                        if old is not None and old not in text:
                             raise SystemExit(f"EDITS: {case_id}: {old!r} is not in the reference")
-                        text = text.replace(old, new)
+                        text = new if old is None else text.replace(old, new)  # None: the whole text rewritten
                     add(label, construction, text)
+            for case_id, rendering, variant in TERM_VARIANTS:
+                if case_id == row["case_id"] and cid == "term_cross_sentence":
+                    found = ref.count(rendering)
+                    if found < 2:
+                        raise SystemExit(f"TERM_VARIANTS: {case_id}: {rendering!r} occurs {found} time(s)")
+                    if found >= 3:
+                        add(0.5, "stray_variant", replace_last(ref, rendering, variant, 1))
+                    add(0.0, "two_renderings", replace_last(ref, rendering, variant, -(-found // 2)))
         if not by_label[0.5]:
             del by_label[0.5]
         out += pick(by_label)
