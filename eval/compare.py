@@ -127,13 +127,14 @@ def judge_keys(summary: dict) -> set[str]:
 def signature_check(a: Run, b: Run) -> dict:
     """Every way B's configuration differs from A's, beyond the predictions (SPEC §12).
 
-    The `system:` part belongs to the predictions and may differ. Data is compared by the full
+    The `system:` part belongs to the predictions and may differ, and `judge-calibration:` only
+    says what is known about the Judge (SPEC §17), not how it scored. Data is compared by the full
     SHA-256 of the summary, not only the signature's prefix.
     """
     sig_a, sig_b = parse_signature(a.summary["signature"]), parse_signature(b.summary["signature"])
     differences = []
     for key in list(sig_a) + [key for key in sig_b if key not in sig_a]:
-        if key == "system":
+        if key in ("system", "judge-calibration"):
             continue
         unstated = SIGNATURE_DEFAULTS.get(key)  # a harness-protocol signature has no protocol part
         if sig_a.get(key, unstated) != sig_b.get(key, unstated):

@@ -180,3 +180,23 @@ def test_report_html_shows_the_calibration_and_outside_text_is_escaped(tmp_path,
     assert "| &lt;script&gt;x&lt;/script&gt;\\| kind | n/a |" in report  # one row: no markup, the pipe escaped
     status, plain = evaluate_run(tmp_path / "plain", monkeypatch)
     assert "The Judge is uncalibrated" in (plain / "report.html").read_text(encoding="utf-8")
+
+
+def test_compare_treats_a_calibrated_and_an_uncalibrated_run_of_one_judge_as_comparable(tmp_path, monkeypatch,
+                                                                                          calibration):
+    from types import SimpleNamespace
+
+    from eval.compare import signature_check
+
+    status, out = evaluate_run(tmp_path, monkeypatch, "--judge-calibration", str(calibration))
+    assert status == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    plain = dict(summary, signature="|".join(part for part in summary["signature"].split("|")
+                                             if not part.startswith("judge-calibration:")))
+    assert plain["signature"] != summary["signature"]
+    check = signature_check(SimpleNamespace(summary=summary, benchmark="insttrans"),
+                            SimpleNamespace(summary=plain, benchmark="insttrans"))
+    assert check["compatible"] and check["differences"] == []
+    other = dict(plain, signature=plain["signature"].replace("judge:gpt-5.6-sol", "judge:other"))
+    assert not signature_check(SimpleNamespace(summary=summary, benchmark="insttrans"),
+                               SimpleNamespace(summary=other, benchmark="insttrans"))["compatible"]
