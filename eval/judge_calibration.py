@@ -16,6 +16,7 @@ from pathlib import Path
 from eval.errors import ConfigError
 
 FORMAT = "judge-calibration-1"
+MAX_BYTES = 16_000_000  # a calibration.json is tens of KB; anything this large is not one
 
 
 def _number(value, digits: int = 3) -> str:
@@ -37,9 +38,13 @@ def run_calibration(path: Path, benchmark: str, judge_block: dict) -> dict:
     block a run writes, before any verdict): refused, naming every difference, unless the file
     calibrated the same Judge model, endpoint kind, parameters and prompt versions."""
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise ConfigError(f"--judge-calibration {path}: larger than {MAX_BYTES // 1_000_000} MB, not a calibration.json",
+                              "give the calibration.json that python -m eval.calibrate wrote")
         result = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ConfigError(f"--judge-calibration {path}: not a readable calibration.json ({error})",
                           "give the calibration.json that python -m eval.calibrate wrote") from None
     if not isinstance(result, dict) or result.get("format") != FORMAT or not isinstance(result.get("benchmarks"), dict):
