@@ -13,7 +13,9 @@ stand-in can sit behind a gateway such as LiteLLM. Fault modes for the provider 
 available" 429), `param_500_handler` (llama-cpp-python's 500 for a body field it rejects),
 `invalid_handler` (the same invalid verdict every time; valid on the repair turn, or never),
 `JudgeServer(die_after=N)` (stops listening and drops every connection after N requests),
-`key_echo_handler` (quotes the Authorization header back in a 401).
+`key_echo_handler` (quotes the Authorization header back in a 401). For calibration tests,
+`scripted_handler(decide)` answers each prompt with a valid verdict of its own form carrying the
+value `decide(candidate, prompt)` chooses (always right, always top, swayed, unstable, ...).
 
 In tests: `with JudgeServer(handler) as server: ... server.base_url ...`.
 As a process (benchmark): `python tests/judge_server.py --latency 0.1 [--fault F]` prints `port N`,
