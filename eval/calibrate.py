@@ -334,16 +334,19 @@ def html_page(result: dict) -> str:
     from eval.report_html import CSS, escape, table
 
     parts = ["<h1>Judge calibration</h1>",
-             f'<p class="muted">Harness {escape(result["harness_version"])}; {escape(result["repeats"])} repeat(s). Labels are fixed by how each '
-             "candidate was made (docs/judge.md, Calibration); κ is Cohen's, weighted κ uses quadratic weights; "
-             "intervals are 95 % bootstrap over items.</p>"]
+             f'<p class="muted">Harness {escape(result["harness_version"])}; {escape(result["repeats"])} repeat(s). '
+             "Labels are fixed by how each candidate was made (docs/judge.md, Calibration); κ is Cohen's, "
+             "weighted κ uses quadratic weights; intervals are 95 % bootstrap over items.</p>"]
     for name, block in result["benchmarks"].items():
         judge = block["judge"]
         parts += [f"<h2>{escape(name)}</h2>",
-                  f'<p class="muted">Judge <code>{escape(judge["model"])}</code> on <code>{escape(judge["endpoint_kind"])}</code>, prompts '
-                  + ", ".join(f"<code>{escape(key)}:{escape(value)}</code>" for key, value in judge["prompt_versions"].items())
+                  f'<p class="muted">Judge <code>{escape(judge["model"])}</code> on '
+                  f'<code>{escape(judge["endpoint_kind"])}</code>, prompts '
+                  + ", ".join(f"<code>{escape(key)}:{escape(value)}</code>"
+                              for key, value in judge["prompt_versions"].items())
                   + f', protocol <code>{escape(block["protocol"])}</code>.</p>']
-        rows = [[escape(kind), escape(stats["n"]), escape(_number(stats["exact_agreement"]) + _interval(stats["exact_agreement_ci95"])),
+        rows = [[escape(kind), escape(stats["n"]),
+                 escape(_number(stats["exact_agreement"]) + _interval(stats["exact_agreement_ci95"])),
                  escape(_number(stats["kappa"]) + _interval(stats["kappa_ci95"])),
                  escape(_number(stats["weighted_kappa"]) + _interval(stats["weighted_kappa_ci95"])),
                  escape(f"{_number(stats['certain_exact_agreement'])} (n={stats['certain_n']})"),
