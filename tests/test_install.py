@@ -88,6 +88,9 @@ def test_installed_commands_work_from_any_directory(installed, tmp_path):
     bundled = run_in(elsewhere, installed, "python", "-c", "from eval.benchmarks import BENCHMARKS; "
                      "print([name for name, bench in BENCHMARKS.items() if not bench.default_data.exists()])")
     assert bundled.stdout.strip() == "[]", bundled.stderr  # every benchmark's bundled set was installed
+    calibration = run_in(elsewhere, installed, "python", "-c", "from eval.calibrate import CALIBRATION_DIR; "
+                         "print(len(list(CALIBRATION_DIR.glob('*.jsonl'))))")
+    assert calibration.stdout.strip() == str(len(list((ROOT / "data" / "calibration").glob("*.jsonl"))))
     located = run_in(elsewhere, installed, "python", "-c", "import eval; print(eval.__file__)")
     assert str(ROOT) not in located.stdout  # the installed copy ran, not the checkout
 
