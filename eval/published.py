@@ -388,6 +388,16 @@ def published_markdown(summary: dict, bench: Benchmark, pages: list[dict] | None
                       "each verdict says why (docs/published.md).", *body, ""])
 
 
+def markdown_html(text: str) -> str:
+    """report.html's rendering of a report.md section (CommonMark with tables; raw HTML escaped)."""
+    if not text.strip():
+        return ""
+    from markdown_it import MarkdownIt
+
+    return '<section class="published">' + MarkdownIt("commonmark", {"html": False}).enable("table").render(text) \
+        + "</section>"
+
+
 # ---------------------------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------------------------

@@ -267,12 +267,13 @@ def _failures_html(data: dict) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 
-def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, failure_lists: dict) -> str:
+def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, failure_lists: dict,
+                       extra: tuple[str, ...] = ()) -> str:
     """The whole page of one run: the benchmark's sections (headline numbers with intervals, the
     signature, the charts, the breakdown tables) around the failures section (SPEC §11), whose
-    lists (`eval.failures.failures`) report.md shows too."""
+    lists (`eval.failures.failures`) report.md shows too; `extra` sections (HTML) come last."""
     before, after = bench.report_html(summary, scores)
-    parts = before + _failures_html(failure_lists) + after
+    parts = before + _failures_html(failure_lists) + after + list(extra)
     title = bench.title
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)} report</title><meta name=\"viewport\" content=\"width=device-width\">"
