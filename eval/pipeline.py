@@ -32,9 +32,9 @@ from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_
 from eval.release_protocol import signature_parts as release_signature_parts
 from eval.report_html import render_report_html
 from eval.system_meta import system_summary
-from eval.oracle import ORACLE_FILE, oracle_block, oracle_failures, oracle_markdown, oracle_predictions
-from eval.published import markdown_html, published_markdown
-from eval.subsets import read_id_list, subset_block, subset_markdown, subset_reason
+from eval.oracle import ORACLE_FILE, oracle_block, oracle_failures, oracle_predictions
+from eval.published import run_sections, sections_html
+from eval.subsets import read_id_list, subset_block, subset_reason
 from eval.subsets import signature_part as subset_signature_part
 
 
@@ -271,14 +271,12 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             summary["oracle"] = oracle_block(oracle_list, scores)
             extra_files[ORACLE_FILE] = jsonl_lines(oracle_list)
         failure_lists = failures(scores, summary, bench=bench)
-        sections = (subset_markdown(summary["subset"]), oracle_markdown(summary.get("oracle"), failures=oracle_list),
-                    published_markdown(summary, bench))  # SPEC §16, in report.md and report.html
+        sections = run_sections(summary, bench, oracle_list)  # SPEC §16: subset, oracle, published tables
         write_results(config.output_dir, {
             "scores.jsonl": jsonl_lines(scores),
             "report.md": (bench.report_markdown(summary) + sections[0] + protocol_markdown(summary.get("protocol"))
                           + sections[1] + sections[2] + "\n".join(failures_markdown(failure_lists)) + "\n"),
-            "report.html": render_report_html(summary, scores, bench, failure_lists,
-                                              tuple(filter(None, map(markdown_html, sections)))),
+            "report.html": render_report_html(summary, scores, bench, failure_lists, sections_html(summary, bench)),
             "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             **extra_files,
             "summary.json": json_text(summary),

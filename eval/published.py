@@ -388,6 +388,16 @@ def published_markdown(summary: dict, bench: Benchmark, pages: list[dict] | None
                       "each verdict says why (docs/published.md).", *body, ""])
 
 
+def run_sections(summary: dict, bench: Benchmark, oracle_list: list[dict] | None = None) -> tuple[str, str, str]:
+    """report.md's SPEC §16 sections of a run, from its summary: the subset line, the oracle
+    section (with the first failures when `oracle_list` is given) and the published tables."""
+    from eval.oracle import oracle_markdown
+    from eval.subsets import subset_markdown
+
+    return (subset_markdown(summary.get("subset")), oracle_markdown(summary.get("oracle"), failures=oracle_list),
+            published_markdown(summary, bench))
+
+
 def markdown_html(text: str) -> str:
     """report.html's rendering of a report.md section (CommonMark with tables; raw HTML escaped)."""
     if not text.strip():
@@ -396,6 +406,11 @@ def markdown_html(text: str) -> str:
 
     return '<section class="published">' + MarkdownIt("commonmark", {"html": False}).enable("table").render(text) \
         + "</section>"
+
+
+def sections_html(summary: dict, bench: Benchmark) -> tuple[str, ...]:
+    """report.html's SPEC §16 sections of a run (the oracle's failures are in its file)."""
+    return tuple(html for html in map(markdown_html, run_sections(summary, bench)) if html)
 
 
 # ---------------------------------------------------------------------------------------------

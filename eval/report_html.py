@@ -271,7 +271,8 @@ def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, fail
                        extra: tuple[str, ...] = ()) -> str:
     """The whole page of one run: the benchmark's sections (headline numbers with intervals, the
     signature, the charts, the breakdown tables) around the failures section (SPEC §11), whose
-    lists (`eval.failures.failures`) report.md shows too; `extra` sections (HTML) come last."""
+    lists (`eval.failures.failures`) report.md shows too; `extra` HTML sections come last (SPEC
+    §16's: eval/published.py `sections_html`)."""
     before, after = bench.report_html(summary, scores)
     parts = before + _failures_html(failure_lists) + after + list(extra)
     title = bench.title
