@@ -102,6 +102,6 @@ def oracle_markdown(block: dict | None, shown: int = 20, failures: list[dict] | 
     for failure in (failures or [])[:shown]:
         reason = failure["reason"].replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
         lines.append(f"- `{failure['case_id']}` {failure['constraint_id']}: {reason}")
-    lines += ["", "Report the benchmark with and without these rows: `--exclude` the case_ids of "
-              f"`{block['file']}` for the second run (docs/published.md).", ""]
+    lines += ["", "Report the benchmark with and without these rows: run it again with `--exclude "
+              f"{block['file']}` (the file as it is; docs/published.md).", ""]
     return "\n".join(lines)

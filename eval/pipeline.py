@@ -132,7 +132,10 @@ def selected_rows(data: LoadedData, config: RunConfig, benchmark: str | None = N
     if config.case_ids is not None or config.only is not None or config.exclude is not None:
         flag, path = chosen[0]
         known = {row["case_id"] for row in data.rows}
-        listed = read_case_ids(path, known) if flag == "--case-ids" else read_id_list(path, flag, known)
+        listed = read_case_ids(path, known) if flag == "--case-ids" else read_id_list(path, flag, known,
+                                                                                        allow_empty=flag == "--exclude")
+        if not listed:  # --exclude of an empty list (a clean oracle run's file): the full run
+            return data.rows, None
         wanted = set(listed)
         keep = flag != "--exclude"
         block = subset_block("exclude" if flag == "--exclude" else "only", listed, f"{flag} {path}",

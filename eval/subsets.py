@@ -8,9 +8,10 @@ protocol states (a bundled file under data/subsets/, docs/published.md says how 
 summary then names that protocol, and the published tables (eval/published.py) accept it for
 the tables that state it.
 
-A list line is a case_id of the data, or two fields (tab, comma or spaces between them) that
-name the case_id FIELD1:FIELD2: the form of a benchmark whose rows are told apart by two values
-(an md5 and an instruction language).
+A list line is a case_id of the data; or two fields (tab, comma or spaces between them) that
+name the case_id FIELD1:FIELD2, the form of a benchmark whose rows are told apart by two values
+(an md5 and an instruction language); or a JSON object with a "case_id" (oracle_failures.jsonl and
+scores.jsonl can be given as they are; a row such a file names twice counts once).
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ def ids_sha256(case_ids) -> str:
     return digest.hexdigest()
 
 
-def read_id_list(path: Path, flag: str, known: set[str]) -> list[str]:
+def read_id_list(path: Path, flag: str, known: set[str], allow_empty: bool = False) -> list[str]:
     """The ids a list file names, in file order: one per line (blank lines and `#` comments
-    ignored), each in the data; an unknown or repeated id is one error naming the file and line."""
+    ignored), each in the data; an unknown or repeated id is one error naming the file and line.
+    An empty list is an error unless `allow_empty` (an --exclude of nothing is the full run)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -49,7 +51,10 @@ def read_id_list(path: Path, flag: str, known: set[str]) -> list[str]:
         entry = line.strip()
         if not entry or entry.startswith("#"):
             continue
-        case_id = _case_id(entry, known)
+        record = _json_case_id(entry)
+        case_id = _case_id(entry if record is None else record, known)
+        if record is not None and case_id in first_line:
+            continue  # a JSONL list (oracle_failures.jsonl) names a row once per failing rule
         if case_id is None:
             shown = entry if len(entry) <= 120 else entry[:120] + "…"
             raise ConfigError(f"{path}:{number}: {shown!r} is not a case_id of the data",
@@ -59,9 +64,21 @@ def read_id_list(path: Path, flag: str, known: set[str]) -> list[str]:
             raise ConfigError(f"{path}:{number}: case_id {case_id!r} is listed twice (first at line "
                               f"{first_line[case_id]})", "list each id once")
         first_line[case_id] = number
-    if not first_line:
+    if not first_line and not allow_empty:
         raise ConfigError(f"{flag} {path}: the file lists no case_id", "write one case_id per line")
     return list(first_line)
+
+
+def _json_case_id(entry: str) -> str | None:
+    """The case_id of a JSON object line ({"case_id": ...}, as oracle_failures.jsonl and
+    scores.jsonl write them), or None for any other line."""
+    if not entry.startswith("{"):
+        return None
+    try:
+        record = json.loads(entry)
+    except (ValueError, RecursionError):
+        return None
+    return record["case_id"] if isinstance(record, dict) and isinstance(record.get("case_id"), str) else None
 
 
 def _case_id(entry: str, known: set[str]) -> str | None:

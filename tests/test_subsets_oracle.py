@@ -272,3 +272,25 @@ def test_an_ifmtbench_reference_without_its_terms_is_listed_by_md5_and_language(
     assert "not rendered" in listed[0]["reason"]
     assert summary_of(out)["oracle"]["by_constraint"] == {"glossary": 1}
     assert "| glossary | 1 |" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_oracle_list_is_itself_an_exclude_file(tmp_path):
+    """Each failing (row, rule) is a line; a row that fails two rules is excluded once."""
+    ids = bundled_ids(tmp_path)
+    listing = tmp_path / "oracle_failures.jsonl"
+    listing.write_text("".join(json.dumps({"case_id": case_id, "constraint_id": rule, "reason": "r"}) + "\n"
+                               for case_id, rule in ((ids[2], "a"), (ids[2], "b"), (ids[4], "a"))), encoding="utf-8")
+    _, out = run(tmp_path, *IT_PREDICTIONS, "--exclude", str(listing))
+    assert summary_of(out)["subset"]["count"] == 2 and summary_of(out)["subset"]["sha256"] == subsets.ids_sha256(
+        [ids[2], ids[4]])
+    listing.write_text('{"case_id": "nope"}\n', encoding="utf-8")
+    assert run(tmp_path, *IT_PREDICTIONS, "--exclude", str(listing), name="bad")[0] == 2
+
+
+def test_excluding_an_empty_list_is_the_full_run_and_an_empty_only_is_refused(tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    status, out = run(tmp_path, *IT_PREDICTIONS, "--exclude", str(empty))
+    assert status == 0 and summary_of(out)["subset"] is None and summary_of(out)["data"]["n_instances"] == 308
+    assert run(tmp_path, *IT_PREDICTIONS, "--only", str(empty), name="only")[0] == 2
+    assert f"--only {empty}: the file lists no case_id" in capsys.readouterr().err
