@@ -393,3 +393,32 @@ def test_a_judged_run_on_a_faked_release_keeps_only_the_protocol_reasons(tmp_pat
 def test_the_command_refuses_a_folder_without_a_summary(tmp_path, capsys):
     assert run_cli(published.main, [str(tmp_path)]) == 2
     assert f"{tmp_path / 'summary.json'}: cannot be read" in capsys.readouterr().err
+
+
+def test_the_output_docs_show_is_the_commands_output(tmp_path, monkeypatch, capsys):
+    """docs/published.md's excerpt of `python -m eval.published` on the bundled Sandglass run,
+    line by line, and the page figures its prose quotes, as the files hold them."""
+    page = (ROOT / "docs" / "published.md").read_text(encoding="utf-8")
+    excerpt = page.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(evaluate.main, ["--benchmark", "sandglass", "--predictions",
+                                   str(ROOT / "data" / "sandglass" / "example_predictions.jsonl"),
+                                   "--output-dir", "outputs/sandglass", "--skip-judge", "--quiet"]) == 0
+    assert run_cli(published.main, ["outputs/sandglass"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert excerpt and all(line in printed for line in excerpt)
+    old, new = "index-translate-evaluation@4be4bc9", "index-translate-evaluation@e7726ec"
+    quoted = {
+        "0.6815 / 0.8304 / 0.8941": [cell(old, "35b-preview", "Index-Translate-35B-A3B (preview)", key)
+                                     for key in ("it_quality", "it_if_score", "ifmt_if_score")],
+        "0.6901 / 0.8336 / 0.8991": [cell(new, "text-translation", "Index-Translate-35B-A3B (preview)", key)
+                                     for key in ("it_quality", "it_if_score", "ifmt_if_score")],
+        "0.7764 and 0.8854": [cell(new, "text-translation", "Gemini 3.5 Flash Lite", key)
+                              for key in ("ifmt_xcomet_xxl", "ifmt_if_score")],
+    }
+    prose = " ".join(page.split())
+    for text, figures in quoted.items():
+        assert text in prose and text.replace(" / ", " ").replace(" and ", " ").split() == figures
+    rows = PAGES[new]["tables"][0]["columns"][2]["protocol"]["rows"]
+    assert (rows["removed"], rows["of"], rows["count"], rows["validly_judged"]) == (280, 7344, 7064, 7063)
+    assert "280 of 7,344 rows removed" in prose and "7,064 scored, 7,063 validly judged" in prose
