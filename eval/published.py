@@ -377,7 +377,11 @@ def placements_markdown(runs: list[tuple[str, dict, Benchmark]], pages: list[dic
 def published_markdown(summary: dict, bench: Benchmark, pages: list[dict] | None = None) -> str:
     """report.md's section "Beside the published tables" for one run ("" when no table has a column
     of its benchmark)."""
-    body = placements_markdown([("this run", summary, bench)], shown_pages(load_pages() if pages is None else pages))
+    try:
+        pages = shown_pages(load_pages() if pages is None else pages)
+    except ConfigError as error:  # a damaged table file never costs a finished run its results
+        return f"\n## Beside the published tables\n\nThe published tables cannot be read: {error}\n"
+    body = placements_markdown([("this run", summary, bench)], pages)
     if not body:
         return ""
     comparable = "no column is comparable" if all(

@@ -422,3 +422,10 @@ def test_the_output_docs_show_is_the_commands_output(tmp_path, monkeypatch, caps
     rows = PAGES[new]["tables"][0]["columns"][2]["protocol"]["rows"]
     assert (rows["removed"], rows["of"], rows["count"], rows["validly_judged"]) == (280, 7344, 7064, 7063)
     assert "280 of 7,344 rows removed" in prose and "7,064 scored, 7,063 validly judged" in prose
+
+
+def test_a_damaged_table_file_costs_the_run_only_its_section(tmp_path, monkeypatch):
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(published, "PUBLISHED_DIR", tmp_path)
+    text = published_markdown(formal_summary(), INSTTRANS)
+    assert "The published tables cannot be read:" in text and "bad.json" in text
