@@ -33,7 +33,7 @@ from eval.release_protocol import signature_parts as release_signature_parts
 from eval.report_html import render_report_html
 from eval.system_meta import system_summary
 from eval.oracle import ORACLE_FILE, oracle_block, oracle_failures, oracle_predictions
-from eval.published import run_sections, sections_html
+from eval.published import run_self_judging, run_sections, sections_html
 from eval.subsets import read_id_list, subset_block, subset_reason
 from eval.subsets import signature_part as subset_signature_part
 
@@ -286,6 +286,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         })
     if not config.quiet:
         print(bench.console_table(summary))
+        if run_self_judging(summary):
+            print(f"warning: {run_self_judging(summary)}")
         if release is not None:
             counter = summary["protocol"]["syllable_counter"] or "none"
             print(f"protocol: release ({release.root}); syllable counter: {counter}; "

@@ -387,7 +387,9 @@ def published_markdown(summary: dict, bench: Benchmark, pages: list[dict] | None
     comparable = "no column is comparable" if all(
         line.count("**not comparable**") or "**comparable**" not in line for line in body if line.startswith("- ")) \
         else "some columns are comparable"
+    flag = run_self_judging(summary)
     return "\n".join(["", "## Beside the published tables", "",
+                      *([f"**Self-judging:** {_cell(flag)}.", ""] if flag else []),
                       f"The run's numbers placed in the authors' published tables (data/published/); {comparable}, "
                       "each verdict says why (docs/published.md).", *body, ""])
 

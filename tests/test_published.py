@@ -316,6 +316,9 @@ def test_self_judging_is_flagged_for_published_rows_and_runs():
     assert "- run: self-judging: the system 'openai/gpt-5.6-sol-mini' and the Judge model 'gpt-5.6-sol' are of " \
            "one family (gpt-5.6)" in text
     assert "- GPT-5.6-Sol: self-judging: the system 'GPT-5.6-Sol' is the Judge model 'GPT-5.6-Sol'" in text
+    section = published_markdown(summary, INSTTRANS)
+    assert "**Self-judging:** self-judging: the system 'openai/gpt-5.6-sol-mini'" in section
+    assert "**Self-judging:**" not in published_markdown(formal_summary(), INSTTRANS)
 
 
 def test_a_comparable_column_is_said_so_in_the_report_section(tmp_path):
@@ -376,11 +379,19 @@ def test_a_judged_run_on_a_faked_release_keeps_only_the_protocol_reasons(tmp_pat
     monkeypatch.setattr(published, "PUBLISHED_DIR", tmp_path / "published")
     monkeypatch.setenv("JUDGE_API_KEY", "sk-published-test")
     out = tmp_path / "run"
+    predictions = tmp_path / "predictions.jsonl"  # made by the Judge's own model, says its provenance
+    predictions.write_bytes((ROOT / "data" / "example_predictions.jsonl").read_bytes())
+    (tmp_path / "predictions.meta.json").write_text(json.dumps({"model": "openai/gpt-5.6-sol-2026-08-01"}),
+                                                    encoding="utf-8")
     with JudgeServer() as server:
         monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
-        assert run_cli(evaluate.main, ["--predictions", "data/example_predictions.jsonl", "--output-dir", str(out),
+        assert run_cli(evaluate.main, ["--predictions", str(predictions), "--output-dir", str(out),
                                        "--quiet", "--judge-backoff", "0.001"]) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert ("**Self-judging:** self-judging: the system 'openai/gpt-5.6-sol-2026-08-01' is the Judge model "
+            "'gpt-5.6-sol'.") in report
+    assert "Self-judging" in (out / "report.html").read_text(encoding="utf-8")
     assert summary["data"]["known_as"] == "official release" and summary["subset"] is None
     assert column_verdict(summary, page["tables"][0]["columns"][0], INSTTRANS) == [
         "protocol: this harness's Judge prompts and requests, not the release's (--protocol release)",
