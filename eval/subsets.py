@@ -26,7 +26,7 @@ from eval.paths import bundle_root
 
 PROTOCOL_LISTS_DIR = bundle_root() / "data" / "subsets"
 KINDS = ("only", "exclude", "limit")
-_TWO_FIELDS = re.compile(r"([^\s,]{1,200})\s*[\t, ]\s*([^\s,]{1,64})")
+_SEPARATORS = re.compile(r"[\s,]+")  # between an md5 and its instruction language
 _MAX_LINE = 1000  # a list line longer than this is refused, not searched
 
 
@@ -87,9 +87,9 @@ def _case_id(entry: str, known: set[str]) -> str | None:
         return entry
     if len(entry) > _MAX_LINE:
         return None
-    match = _TWO_FIELDS.fullmatch(entry)
-    if match:
-        joined = f"{match.group(1)}:{match.group(2)}"
+    fields = _SEPARATORS.split(entry)
+    if len(fields) == 2 and all(fields):
+        joined = f"{fields[0]}:{fields[1]}"
         if joined in known:
             return joined
     return None

@@ -294,3 +294,14 @@ def test_excluding_an_empty_list_is_the_full_run_and_an_empty_only_is_refused(tm
     assert status == 0 and summary_of(out)["subset"] is None and summary_of(out)["data"]["n_instances"] == 308
     assert run(tmp_path, *IT_PREDICTIONS, "--only", str(empty), name="only")[0] == 2
     assert f"--only {empty}: the file lists no case_id" in capsys.readouterr().err
+
+
+def test_a_hostile_list_line_is_refused_in_one_short_line(tmp_path):
+    listing = tmp_path / "ids.txt"
+    listing.write_text("a" * 200_000 + "\n" + "[" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(Exception) as error:
+        subsets.read_id_list(listing, "--only", {"a"})
+    assert str(error.value).startswith(f"{listing}:1: ") and "…" in str(error.value) and len(str(error.value)) < 300
+    listing.write_text("{" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(Exception, match=":1: "):
+        subsets.read_id_list(listing, "--only", {"a"})
