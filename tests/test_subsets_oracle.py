@@ -301,7 +301,7 @@ def test_a_hostile_list_line_is_refused_in_one_short_line(tmp_path):
     listing.write_text("a" * 200_000 + "\n" + "[" * 100_000 + "\n", encoding="utf-8")
     with pytest.raises(Exception) as error:
         subsets.read_id_list(listing, "--only", {"a"})
-    assert str(error.value).startswith(f"{listing}:1: ") and "…" in str(error.value) and len(str(error.value)) < 300
+    assert str(error.value).startswith(f"{listing}:1: ") and len(str(error.value)) < 300 + len(str(listing))
     listing.write_text("{" * 100_000 + "\n", encoding="utf-8")
     with pytest.raises(Exception, match=":1: "):
         subsets.read_id_list(listing, "--only", {"a"})
