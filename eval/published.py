@@ -384,9 +384,8 @@ def published_markdown(summary: dict, bench: Benchmark, pages: list[dict] | None
     body = placements_markdown([("this run", summary, bench)], pages)
     if not body:
         return ""
-    comparable = "no column is comparable" if all(
-        line.count("**not comparable**") or "**comparable**" not in line for line in body if line.startswith("- ")) \
-        else "some columns are comparable"
+    comparable = ("some columns are comparable" if any(line.endswith(": **comparable**") for line in body)
+                  else "no column is comparable")
     flag = run_self_judging(summary)
     return "\n".join(["", "## Beside the published tables", "",
                       *([f"**Self-judging:** {_cell(flag)}.", ""] if flag else []),
