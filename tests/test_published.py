@@ -440,3 +440,62 @@ def test_a_damaged_table_file_costs_the_run_only_its_section(tmp_path, monkeypat
     monkeypatch.setattr(published, "PUBLISHED_DIR", tmp_path)
     text = published_markdown(formal_summary(), INSTTRANS)
     assert "The published tables cannot be read:" in text and "bad.json" in text
+
+
+@pytest.fixture
+def sandglass_release_run(tmp_path, monkeypatch):
+    """Runs of 12 bundled Sandglass rows recorded as the official release (a fixture manifest),
+    under the release protocol of a synthetic release folder, judged by the stand-in Judge."""
+    import release_folders as rf
+    from eval.data import file_sha256
+    from judge_server import text_reply
+
+    lines = (ROOT / "data" / "sandglass" / "test.jsonl").read_text(encoding="utf-8").splitlines()[:12]
+    data = tmp_path / "sandglass.jsonl"
+    data.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps({"case_id": json.loads(line)["case_id"],
+                                               "prediction": json.loads(line)["label"] or "x"}) + "\n"
+                                   for line in lines), encoding="utf-8")
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"releases": {"sandglass": {"sha256": file_sha256(data), "n_instances": 12}}}),
+                        encoding="utf-8")
+    monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
+    release = rf.make_sandglass_release(tmp_path / "Sandglass-Bench")
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-published-test")
+
+    def run(name: str, *flags: str) -> dict:
+        out = tmp_path / name
+        with JudgeServer(lambda request: text_reply(request.path, "1", prompt=request.prompt)) as server:
+            monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+            assert run_cli(evaluate.main, ["--benchmark", "sandglass", "--data", str(data), "--predictions",
+                                           str(predictions), "--output-dir", str(out), "--quiet", "--protocol",
+                                           "release", "--release-dir", str(release), *flags]) == 0
+        return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+    return run
+
+
+def test_judge_and_counter_settings_on_release_protocol_runs(sandglass_release_run):
+    table = {"quality": stated_column("quality", "sandglass", rows={"count": 12, "of": 12},
+                                      judge_model="gemini-2.5-flash", scorer_version="unstated"),
+             "within_1": stated_column("within_1", "sandglass", rows={"count": 12, "of": 12},
+                                       judge_model="gemini-2.5-flash", scorer_version="unstated")}
+
+    def verdicts(summary: dict) -> dict:
+        unrecorded = [] if "scorer_version" in summary else ["scorer version not recorded"]
+        return {key: [reason for reason in column_verdict(summary, column, SANDGLASS)
+                      if reason not in unrecorded + ["scorer version: the table does not state it"]]
+                for key, column in table.items()}
+
+    trusted = sandglass_release_run("trusted", "--trust-release-code", "--judge-model", "gemini-2.5-flash")
+    assert trusted["data"]["known_as"] == "official release" and trusted["protocol"]["syllable_counter"] == "release"
+    assert verdicts(trusted) == {"quality": [], "within_1": []}
+    other_judge = sandglass_release_run("other", "--trust-release-code", "--judge-model", "gpt-4o")
+    assert verdicts(other_judge) == {"quality": ["Judge: gpt-4o, the table's is gemini-2.5-flash"], "within_1": []}
+    untrusted = sandglass_release_run("untrusted", "--judge-model", "gemini-2.5-flash")
+    assert verdicts(untrusted) == {"quality": [], "within_1": [
+        "counter: this harness's syllable counter, not the release's (--protocol release --trust-release-code)"]}
+    limited = sandglass_release_run("limited", "--trust-release-code", "--judge-model", "gemini-2.5-flash",
+                                    "--limit", "6")
+    assert verdicts(limited)["quality"][0].startswith("rows: --limit, 6 ids from --limit 6")
