@@ -41,6 +41,21 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class PublishedMetric:
+    """How one metric of a published table (data/published/, SPEC §16) is read from a run's summary.
+
+    `path` leads into summary.json to a `{value, ci95}` block or a bare number (None: this harness
+    does not compute the metric, and `absent` says so); `judge` and `counter` say whether the
+    number depends on the Judge and on the syllable counter, so that eval/published.py knows which
+    of a run's settings make it comparable."""
+
+    path: tuple[str, ...] | None
+    judge: bool = False
+    counter: bool = False
+    absent: str = ""
+
+
+@dataclass(frozen=True)
 class PromptSet:
     """One set of Judge prompts of a benchmark (SPEC §10): the requests the instances with a
     prediction need, the versions the signature and summary record, and how they are sent. The
@@ -139,6 +154,10 @@ class Benchmark:
     # its counter) into the `release` prompt set and counter a run registers beside `harness`;
     # None where the benchmark has no release plug-in yet.
     open_release: Callable[[Path, bool], ReleaseProtocol] | None = None
+    # SPEC §16: the row field holding the reference (`--oracle` scores it as the prediction), and
+    # the published tables' metric names (data/published/*.json "metric") read from a summary.
+    reference_field: str | None = None
+    published_metrics: Mapping[str, PublishedMetric] = field(default_factory=dict)
 
     @property
     def prompt_versions(self) -> Mapping[str, str]:

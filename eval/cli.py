@@ -83,10 +83,19 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 def evaluate_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
     io = parser.add_argument_group("Predictions and outputs")
-    io.add_argument("--predictions", type=Path, required=True, help="JSONL of {case_id, prediction}")
+    io.add_argument("--predictions", type=Path, default=None,
+                    help="JSONL of {case_id, prediction} (required, except with --oracle)")
     io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
     io.add_argument("--case-ids", type=Path, default=None, metavar="FILE",
                     help="score exactly the case_ids listed in FILE, one per line (never formal)")
+    io.add_argument("--only", type=Path, default=None, metavar="FILE",
+                    help="score only the rows listed in FILE (a case_id per line, or md5 and instruction "
+                         "language); the subset's count and sha256 go into every output (docs/published.md)")
+    io.add_argument("--exclude", type=Path, default=None, metavar="FILE",
+                    help="score every row but those listed in FILE (same form as --only)")
+    io.add_argument("--oracle", action="store_true",
+                    help="score each row's reference as its prediction and list the references that fail a "
+                         "hard rule in oracle_failures.jsonl (never formal)")
     io.add_argument("--quiet", action="store_true", help="no progress bar and no table at the end")
     io.add_argument("--log-samples", action="store_true",
                     help="scores.jsonl rows also carry the prediction and the model input (off by default)")
@@ -180,6 +189,10 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The frozen RunConfig of an evaluate.py command line."""
+    if (args.predictions is None) == (not args.oracle):
+        raise ConfigError("--oracle scores the references: it takes no --predictions" if args.oracle else
+                          "the following arguments are required: --predictions",
+                          "drop --predictions" if args.oracle else "pass --predictions FILE (or --oracle)")
     benchmark, source = benchmark_and_source(args)
     check_protocol_flags(args)
     judge = None
@@ -194,7 +207,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                      options={} if args.rule_set is None else {"rule_set": args.rule_set},
                      judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
                      judge_calibration=getattr(args, "judge_calibration", None), protocol=args.protocol, release_dir=args.release_dir,
-                     trust_release_code=args.trust_release_code)
+                     trust_release_code=args.trust_release_code, only=args.only, exclude=args.exclude,
+                     oracle=args.oracle)
 
 
 def check_protocol_flags(args: argparse.Namespace) -> None:

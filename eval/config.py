@@ -74,6 +74,9 @@ class RunConfig:
     protocol: str = HARNESS            # "release": the release's prompt set, requests and counter (SPEC §15)
     release_dir: Path | None = None    # default: the folder --dataset loaded
     trust_release_code: bool = False   # import the release's syllable module (SPEC §15)
+    only: Path | None = None           # score only the ids listed in this file (SPEC §16)
+    exclude: Path | None = None        # score all but the ids listed in this file (SPEC §16)
+    oracle: bool = False               # score each row's reference as its prediction (SPEC §16)
 
     @property
     def skip_judge(self) -> bool:

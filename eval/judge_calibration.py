@@ -89,12 +89,10 @@ def _interval_of(value: object) -> list | None:
 
 
 def calibration_markdown(judge: dict | None) -> str:
-    """report.md's lines on the Judge's calibration and self-judging (nothing without a Judge)."""
+    """report.md's section on the Judge's calibration (nothing without a Judge)."""
     if not judge:
         return ""
     lines = ["", "## Judge calibration", ""]
-    if judge.get("self_judging"):
-        lines += [f"**Self-judging:** {judge['self_judging']}.", ""]
     calibration = judge.get("calibration")
     if not calibration:
         return "\n".join(lines + [UNCALIBRATED]) + "\n"
@@ -129,11 +127,12 @@ CALIBRATION_COLUMNS = ["kind", "n", "exact", "κ", "weighted κ", "self-agreemen
 
 
 def calibration_console_line(judge: dict | None) -> str | None:
-    """One console line: κ per kind, or that the Judge is uncalibrated; self-judging first."""
+    """One console line: κ per kind, or that the Judge is uncalibrated (self-judging has its own
+    warning line, eval/published.py)."""
     if not judge:
         return None
     calibration = judge.get("calibration")
     line = ("Judge calibration: " + ", ".join(f"{kind} κ {_number(stats['kappa'], 2)}"
                                              for kind, stats in calibration["kinds"].items())
             if calibration else "Judge uncalibrated (python -m eval.calibrate; --judge-calibration FILE)")
-    return (f"self-judging: {judge['self_judging']}\n" if judge.get("self_judging") else "") + line
+    return line

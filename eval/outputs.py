@@ -18,7 +18,8 @@ from pathlib import Path
 
 # The files a run writes, in the order they are renamed into place: summary.json last, so its
 # presence means the run finished. Only these are ever removed from an output directory.
-RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "summary.json")
+RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "oracle_failures.jsonl",
+                "summary.json")
 # Signals that stop a run (SPEC §11); held back while the result files are renamed into place.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # Set by the scripts' edge (eval/exits.py): once the results are in place the run is done, so the

@@ -34,6 +34,10 @@ from eval.report_html import render_report_html
 from eval.judge_calibration import calibration_console_line, calibration_markdown
 from eval.self_judging import self_judging
 from eval.system_meta import system_summary
+from eval.oracle import ORACLE_FILE, oracle_block, oracle_failures, oracle_predictions
+from eval.published import run_self_judging, run_sections, sections_html
+from eval.subsets import read_id_list, subset_block, subset_reason
+from eval.subsets import signature_part as subset_signature_part
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
@@ -118,14 +122,32 @@ def read_case_ids(path: Path, known: set[str]) -> list[str]:
     return list(first_line)
 
 
-def selected_rows(data: LoadedData, config: RunConfig) -> list[dict]:
-    """The rows this run scores, in data order: --case-ids, else the first --limit rows, else all."""
-    if config.case_ids is not None:
-        if config.limit is not None:
-            raise ConfigError("--case-ids and --limit choose the scored rows in two ways", "drop one of them")
-        wanted = set(read_case_ids(config.case_ids, {row["case_id"] for row in data.rows}))
-        return [row for row in data.rows if row["case_id"] in wanted]
-    return data.rows[: config.limit] if config.limit else data.rows
+def selected_rows(data: LoadedData, config: RunConfig, benchmark: str | None = None) -> tuple[list[dict], dict | None]:
+    """(the rows this run scores, in data order, and the summary's "subset" block or None):
+    --case-ids or --only, --exclude, else the first --limit rows, else all (SPEC §16)."""
+    chosen = [(flag, value) for flag, value in (("--case-ids", config.case_ids), ("--only", config.only),
+                                                 ("--exclude", config.exclude), ("--limit", config.limit))
+              if value is not None]
+    if len(chosen) > 1:
+        raise ConfigError(f"{' and '.join(flag for flag, _ in chosen)} choose the scored rows in several ways",
+                          "keep one of them")
+    if config.case_ids is not None or config.only is not None or config.exclude is not None:
+        flag, path = chosen[0]
+        known = {row["case_id"] for row in data.rows}
+        listed = read_case_ids(path, known) if flag == "--case-ids" else read_id_list(path, flag, known,
+                                                                                        allow_empty=flag == "--exclude")
+        if not listed:  # --exclude of an empty list (a clean oracle run's file): the full run
+            return data.rows, None
+        wanted = set(listed)
+        keep = flag != "--exclude"
+        block = subset_block("exclude" if flag == "--exclude" else "only", listed, f"{flag} {path}",
+                             benchmark=benchmark)
+        return [row for row in data.rows if (row["case_id"] in wanted) == keep], block
+    if config.limit and config.limit < len(data.rows):
+        rows = data.rows[: config.limit]
+        return rows, subset_block("limit", [row["case_id"] for row in rows], f"--limit {config.limit}",
+                                  benchmark=benchmark)
+    return data.rows, None
 
 
 def refuse_inputs_among_results(config: RunConfig) -> None:
@@ -141,15 +163,21 @@ def refuse_inputs_among_results(config: RunConfig) -> None:
 
 def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: list[dict], predictions: dict,
                   prediction_lines: int, scores: list[dict], judge_block: dict | None,
-                  extra_reasons: list[str], release: ReleaseProtocol | None = None) -> dict:
+                  extra_reasons: list[str], release: ReleaseProtocol | None = None,
+                  subset: dict | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
     by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
     if by_rows:
         known_as = "official release (by row counts)"
-    reasons = run_reasons(len(rows), len(data.rows), config.limit,
-                          None if config.case_ids is None else str(config.case_ids), config.skip_judge,
-                          bench.unscored_without_judge)
+    recognised = subset is not None and subset.get("protocol") is not None  # a published protocol's list
+    reasons = run_reasons(len(rows), len(rows) if recognised else len(data.rows), config.limit,
+                          None if config.case_ids is None or recognised else str(config.case_ids),
+                          config.skip_judge, bench.unscored_without_judge)
+    if config.only is not None or config.exclude is not None:
+        reasons += [reason for reason in (subset_reason(subset, len(rows), len(data.rows)),) if reason]
+    if config.oracle:
+        reasons.append("--oracle: each row's reference was scored as its prediction")
     if not by_rows:
         reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
@@ -172,10 +200,11 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         **({} if release is None else {"protocol": protocol_block(release)}),
         "judge": judge_block,
         "system": system,
+        "subset": subset,
         "signature": make_signature(data.sha256, len(rows), judge_block,
                                     settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
                                               *(() if release is None else release_signature_parts(release)),
-                                              *system_part),
+                                              *system_part, *subset_signature_part(subset)),
                                     benchmark=bench.signature_tag),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
@@ -212,7 +241,17 @@ def run_evaluation(config: RunConfig) -> int:
     extra_reasons = bench.check_config(config)
     refuse_inputs_among_results(config)
     data = load_benchmark_data(bench, config.source)
-    rows = selected_rows(data, config)
+    rows, subset = selected_rows(data, config, bench.name)
+    if config.oracle:  # the references as a predictions file, read like any other (eval/oracle.py)
+        with oracle_predictions(bench, rows) as path:
+            return _run_loaded(bench, dataclasses.replace(config, predictions=path), release, extra_reasons, data,
+                               rows, subset)
+    return _run_loaded(bench, config, release, extra_reasons, data, rows, subset)
+
+
+def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | None, extra_reasons: list[str],
+                data: LoadedData, rows: list[dict], subset: dict | None) -> int:
+    """run_evaluation from the predictions on, once the data and the rows to score are known."""
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
     if bench.load_predictions is not None:
@@ -246,26 +285,37 @@ def run_evaluation(config: RunConfig) -> int:
         if config.log_samples:
             log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
-                                extra_reasons, release)
+                                extra_reasons, release, subset)
+        extra_files, oracle_list = {}, None
+        if config.oracle:
+            oracle_list = oracle_failures(scores)
+            summary["predictions"]["path"] = "oracle"  # a temporary file; its sha256 stays
+            summary["oracle"] = oracle_block(oracle_list, scores)
+            extra_files[ORACLE_FILE] = jsonl_lines(oracle_list)
         failure_lists = failures(scores, summary, bench=bench)
+        sections = run_sections(summary, bench, oracle_list)  # SPEC §16: subset, oracle, published tables
         write_results(config.output_dir, {
             "scores.jsonl": jsonl_lines(scores),
-            "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
-                          + calibration_markdown(summary["judge"])
+            "report.md": (bench.report_markdown(summary) + sections[0] + protocol_markdown(summary.get("protocol"))
+                          + sections[1] + sections[2] + calibration_markdown(summary["judge"])
                           + "\n".join(failures_markdown(failure_lists)) + "\n"),
-            "report.html": render_report_html(summary, scores, bench, failure_lists),
+            "report.html": render_report_html(summary, scores, bench, failure_lists, sections_html(summary, bench)),
             "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
+            **extra_files,
             "summary.json": json_text(summary),
         })
     if not config.quiet:
         print(bench.console_table(summary))
+        if run_self_judging(summary):
+            print(f"warning: {run_self_judging(summary)}")
         if summary["judge"] is not None:
             print(calibration_console_line(summary["judge"]))
         if release is not None:
             counter = summary["protocol"]["syllable_counter"] or "none"
             print(f"protocol: release ({release.root}); syllable counter: {counter}; "
                   "report.md says which published numbers this run is comparable with")
-        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html")
+        print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html"
+              + (f" and {ORACLE_FILE}" if config.oracle else ""))
     return 0
 
 

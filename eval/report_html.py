@@ -225,14 +225,12 @@ def _case_link(case_id: str) -> str:
 
 
 def _calibration_html(judge: dict | None) -> list[str]:
-    """The Judge's calibration per prompt kind (SPEC §17), self-judging; nothing without a Judge."""
+    """The Judge's calibration per prompt kind (SPEC §17); nothing without a Judge."""
     from eval.judge_calibration import CALIBRATION_COLUMNS, UNCALIBRATED, calibration_rows
 
     if not judge:
         return []
     out = ['<h2 id="judge-calibration">Judge calibration</h2>']
-    if judge.get("self_judging"):
-        out.append(f"<p><strong>Self-judging:</strong> {escape(judge['self_judging'])}.</p>")
     calibration = judge.get("calibration")
     if not calibration:
         return out + [f'<p class="muted">{escape(UNCALIBRATED.replace("`", ""))}</p>']
@@ -285,12 +283,14 @@ def _failures_html(data: dict) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 
-def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, failure_lists: dict) -> str:
+def render_report_html(summary: dict, scores: list[dict], bench: Benchmark, failure_lists: dict,
+                       extra: tuple[str, ...] = ()) -> str:
     """The whole page of one run: the benchmark's sections (headline numbers with intervals, the
     signature, the charts, the breakdown tables) around the failures section (SPEC §11), whose
-    lists (`eval.failures.failures`) report.md shows too."""
+    lists (`eval.failures.failures`) report.md shows too; `extra` HTML sections come last (SPEC
+    §16's: eval/published.py `sections_html`)."""
     before, after = bench.report_html(summary, scores)
-    parts = before + _failures_html(failure_lists) + after + _calibration_html(summary.get("judge"))
+    parts = before + _failures_html(failure_lists) + after + list(extra) + _calibration_html(summary.get("judge"))
     title = bench.title
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)} report</title><meta name=\"viewport\" content=\"width=device-width\">"

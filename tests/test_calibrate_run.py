@@ -13,7 +13,6 @@ import evaluate
 from conftest import make_row, write_jsonl
 from eval.cli import run_cli
 from eval import calibrate
-from eval.self_judging import self_judging
 from judge_server import JudgeServer
 
 KEY = "sk-calibration-run-SECRET-77aa"
@@ -115,23 +114,15 @@ def test_self_judging_is_said_in_the_summary_report_and_console(tmp_path, monkey
     status, out = evaluate_run(tmp_path, monkeypatch, meta=meta, quiet=False)
     assert status == 0
     console = capsys.readouterr().out
-    assert "self-judging: the system under test (openai/gpt-5.6-sol) is the Judge model" in console
+    assert "self-judging: the system 'openai/gpt-5.6-sol' is the Judge model 'gpt-5.6-sol'" in console
     assert "Judge uncalibrated" in console
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert "is the Judge model (gpt-5.6-sol)" in summary["judge"]["self_judging"]
-    assert "**Self-judging:**" in (out / "report.md").read_text(encoding="utf-8")
+    assert summary["judge"]["self_judging"] == ("self-judging: the system 'openai/gpt-5.6-sol' is the Judge model "
+                                                "'gpt-5.6-sol'")
+    assert "self-judging" in (out / "report.md").read_text(encoding="utf-8").lower()
     status, out = evaluate_run(tmp_path / "other", monkeypatch, meta={"model": "qwen3:32b"})
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert status == 0 and summary["judge"]["self_judging"] is None
-
-
-def test_self_judging_by_model_and_family():
-    assert self_judging("gpt-5.6-sol", "GPT-5.6-SOL").startswith("the system under test (gpt-5.6-sol) is the Judge")
-    assert "one family (gpt)" in self_judging("gpt-4o", "openai/gpt-5.6-sol")
-    assert "one family (qwen)" in self_judging("Qwen/Qwen3-8B", "qwen3:32b")
-    assert self_judging("gemini-2.5-flash", "gpt-5.6-sol") is None
-    assert self_judging(None, "gpt-5.6-sol") is None and self_judging("", "x") is None
-    assert self_judging("/", "gpt") is None
 
 
 def test_a_release_protocol_calibration_uses_the_release_prompts(tmp_path, monkeypatch, capsys):

@@ -80,8 +80,10 @@ def test_installed_commands_work_from_any_directory(installed, tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads((elsewhere / "run" / "summary.json").read_text(encoding="utf-8"))
     assert summary["data"]["known_as"] == "bundled" and summary["data"]["n_instances"] == 308
+    assert "instTrans IFscore: **not comparable**" in (elsewhere / "run" / "report.md").read_text(encoding="utf-8")
     for command in (["insttrans-compare", "run", "run"], ["python", "-m", "eval.compare", "run", "run"],
                     ["insttrans-leaderboard", "run"], ["python", "-m", "eval.leaderboard", "run"],
+                    ["python", "-m", "eval.published", "run"],
                     ["insttrans-prepare", "--output", "inputs.jsonl"], ["insttrans-predict", "--help"]):
         done = run_in(elsewhere, installed, *command)
         assert done.returncode == 0, (command, done.stderr)

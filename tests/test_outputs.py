@@ -10,7 +10,8 @@ from eval import outputs
 from eval.outputs import RESULT_FILES, remove_previous_results, write_results
 
 TEXTS = {"scores.jsonl": "{}\n", "report.md": "# r\n", "report.html": "<html></html>\n",
-         "explorer.html": "<html></html>\n", "summary.json": "{}\n"}
+         "explorer.html": "<html></html>\n", "oracle_failures.jsonl": "{}\n",  # an --oracle run's list
+         "summary.json": "{}\n"}
 
 
 def test_every_result_file_is_written_and_summary_last(tmp_path, monkeypatch):

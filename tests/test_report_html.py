@@ -12,6 +12,7 @@ import pytest
 
 from eval.failures import failures
 from eval.insttrans import INSTTRANS
+from eval.published import sections_html
 from eval.report_html import bar_chart_svg, render_report_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +81,8 @@ def test_the_insttrans_page_is_written_beside_report_md_and_holds_charts_and_fai
     bars = [attrs for tag, attrs in parser.tags if tag == "rect" and attrs.get("fill") == "#3366aa"]
     assert len(bars) >= len([c for c in summary["by_constraint"].values() if c["kind"] == "hard"])
     lists = failures(scores, summary, bench=INSTTRANS)
-    assert page == render_report_html(summary, scores, INSTTRANS, lists)  # the file is exactly the function's page
+    assert page == render_report_html(summary, scores, INSTTRANS, lists,  # the file is exactly the function's page
+                                      sections_html(summary, INSTTRANS))
 
 
 def test_the_sandglass_page_has_the_syllable_scatter_and_per_language_tables(tmp_path):

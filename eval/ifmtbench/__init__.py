@@ -11,7 +11,7 @@ record. docs/ifmtbench.md is the user's page.
 
 from __future__ import annotations
 
-from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
+from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet, PublishedMetric
 from eval.config import RunConfig
 from eval.errors import ConfigError
 from eval.ifmtbench import compare, explorer, manifest
@@ -99,6 +99,12 @@ IFMTBENCH = Benchmark(
     load_predictions=load_ifmt_predictions,
     explorer_view=explorer.explorer_view,
     open_release=open_release,
+    reference_field="output",  # the release's reference translation
+    published_metrics={
+        "if_score": PublishedMetric(("if_score",), judge=True),
+        "xcomet_xxl": PublishedMetric(None, absent="this harness does not compute XCOMET-XXL (a reference-based "
+                                                   "neural metric run outside it)"),
+    },
 )
 
 __all__ = ["IFMTBENCH", "DEFAULT_DATA", "DEFAULT_JUDGE_MODEL", "ID_KINDS", "JUDGE_PARAMS", "LABELS", "PROMPT_VERSIONS"]

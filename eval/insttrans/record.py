@@ -3,7 +3,7 @@ seam asks for, from the package's modules (see eval/insttrans/__init__.py)."""
 
 from __future__ import annotations
 
-from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
+from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet, PublishedMetric
 from eval.config import RunConfig
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.errors import ConfigError
@@ -168,4 +168,10 @@ INSTTRANS = Benchmark(
     clean_hub_row=drop_unset_optionals,
     explorer_view=explorer_view,
     open_release=open_release,
+    reference_field="reference",
+    published_metrics={
+        "quality": PublishedMetric(("quality",), judge=True),
+        "if_score": PublishedMetric(("if_score",), judge=True),
+        "off_target": PublishedMetric(None, absent="this harness does not measure the off-target rate"),
+    },
 )

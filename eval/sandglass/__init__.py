@@ -10,7 +10,7 @@ units (`compare`) and manifest.json's entry (`manifest`). This module builds the
 
 from __future__ import annotations
 
-from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
+from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet, PublishedMetric
 from eval.config import RunConfig
 from eval.errors import ConfigError
 from eval.predictions import is_missing
@@ -139,6 +139,15 @@ SANDGLASS = Benchmark(
     leaderboard_value=lambda summary, column: (summary.get("overall") or {}).get(column),
     explorer_view=explorer_view,
     open_release=open_release,
+    reference_field="label",  # the release labels its English rows only
+    published_metrics={
+        "quality": PublishedMetric(("quality",), judge=True),
+        "mean_abs_dev": PublishedMetric(("mean_abs_dev",), counter=True),
+        "within_1": PublishedMetric(("overall", "pm1"), counter=True),
+        "within_5pct": PublishedMetric(("overall", "dev_le_5"), counter=True),
+        "within_10pct": PublishedMetric(("overall", "dev_le_10"), counter=True),
+        "slope": PublishedMetric(("overall", "slope"), counter=True),
+    },
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
