@@ -52,6 +52,9 @@ def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
     return DataSource(path=files[0], more_paths=tuple(files[1:]))
 
 
+SCORER_VERSION = "scorer_version"  # the option naming the official scorer version (SPEC §7c)
+
+
 def check_choices(bench: Benchmark, config: RunConfig) -> None:
     """The prompt set, counter and options a run names must be the benchmark's (SPEC §15 plugs
     `release` in beside `harness`)."""
@@ -61,8 +64,18 @@ def check_choices(bench: Benchmark, config: RunConfig) -> None:
             raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known)}")
     for name, value in config.options.items():
         if name in bench.options and value not in bench.options[name]:
-            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r}",
-                              f"use one of: {', '.join(sorted(bench.options[name]))}")
+            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r} for {bench.title}: use one of "
+                              f"{', '.join(bench.options[name])}")
+
+
+def scorer_version_block(bench: Benchmark, config: RunConfig) -> dict:
+    """summary.json's "scorer_version" (SPEC §7c): the official scorer version whose rules scored the run."""
+    return {"scorer_version": bench.option(config, SCORER_VERSION)} if SCORER_VERSION in bench.options else {}
+
+
+def scorer_parts(bench: Benchmark, config: RunConfig) -> tuple[str, ...]:
+    """The signature's `scorer:NAME` part (SPEC §7c), so compare refuses runs of two versions."""
+    return tuple(f"scorer:{name}" for name in scorer_version_block(bench, config).values())
 
 
 def choice_parts(config: RunConfig) -> tuple[str, ...]:
@@ -155,6 +168,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
+        **scorer_version_block(bench, config),
         "formal": not reasons,
         "non_formal_reasons": reasons,
         "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
@@ -169,7 +183,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "judge": judge_block,
         "system": system,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
+                                    settings=(signature_part(known_as), *scorer_parts(bench, config),
+                                              *bench.signature_parts(config), *choice_parts(config),
                                               *(() if release is None else release_signature_parts(release)),
                                               *system_part),
                                     benchmark=bench.signature_tag),

@@ -73,6 +73,7 @@ IFMTBENCH = Benchmark(
     check_config=check_config,
     settings=settings,
     signature_parts=lambda config: (),
+    options={"scorer_version": ("hy-mt2-a42ea25",)},  # one official scorer version (SPEC §7c)
     prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests, params=JUDGE_PARAMS)},
     counters={HARNESS: no_syllable_counter},
     score_rows=score_rows,

@@ -18,6 +18,7 @@ from eval.insttrans.report import console_table, report_markdown
 from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
 from eval.insttrans.scoring import score_instance
 from eval.predictions import is_missing
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instances, strict_summary
 from eval.types import JudgeItem, JudgeResult
 
@@ -32,6 +33,12 @@ def model_input(row: dict) -> dict:
 def rule_set(config: RunConfig) -> str:
     """The run's hard-rule set (SPEC §7, §7b): chosen with --rule-set, else the original rules."""
     return config.options.get("rule_set", DEFAULT_RULE_SET)
+
+
+def scorer_version(config: RunConfig) -> str:
+    """The official scorer version whose rules the original set applies (SPEC §7c): --scorer-version,
+    the one a release folder was recognised as, else the newest."""
+    return config.options.get("scorer_version", DEFAULT_SCORER_VERSION)
 
 
 def check_config(config: RunConfig) -> list[str]:
@@ -84,7 +91,7 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
     for row in rows:
         prediction = predictions.get(row["case_id"])
         judge = None if verdicts is None or is_missing(prediction) else judge_result(row["case_id"], verdicts)
-        scores.append(score_instance(row, prediction, judge, rules))
+        scores.append(score_instance(row, prediction, judge, rules, scorer_version(config)))
     return scores
 
 
@@ -163,7 +170,8 @@ INSTTRANS = Benchmark(
     sort_metrics=("if_score", "hard_pass_rate"),
     leaderboard_columns=leaderboard_columns,
     leaderboard_value=leaderboard_value,
-    options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET))},
+    options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET)),
+             "scorer_version": tuple(SCORER_VERSIONS)},  # newest first: the default
     companion_metrics=strict_metrics,
     clean_hub_row=drop_unset_optionals,
     explorer_view=explorer_view,
