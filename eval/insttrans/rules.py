@@ -636,8 +636,8 @@ def check_syllable_order_1005(prediction: str, row: dict) -> RuleVerdict:
         line = value.get(str(number))
         if not isinstance(line, str) or not line.strip():
             what = ("missing" if str(number) not in value
-                    else f"a JSON {json_type(line)}" if not isinstance(line, str) else "blank")
-            return RuleVerdict(False, {"error": f'line "{number}" is {what}, not a line of text', "line": number})
+                    else f"a JSON {json_type(line)}, not a string" if not isinstance(line, str) else "blank")
+            return RuleVerdict(False, {"error": f'line "{number}" is {what}', "line": number})
         lines.append(line)
     return syllable_concordance(lines, durations, row["target_lang"])
 
