@@ -29,8 +29,8 @@ import types
 from collections import Counter
 from pathlib import Path
 
-from eval.insttrans.rules import HARD_IDS, check_hard, glossary_terms, social_elements
-from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
+from eval.insttrans.rules import HARD_IDS, glossary_terms, social_elements
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS, check_hard
 from eval.predictions import is_missing
 
 ROOT = Path(__file__).resolve().parent.parent

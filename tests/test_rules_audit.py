@@ -15,7 +15,7 @@ import pytest
 
 from conftest import make_row as shared_make_row
 
-from eval.constraints import check_hard
+from eval.insttrans.scorer_versions import check_hard
 
 FORMAT, SYLLABLE, TERM, SOCIAL, LAYOUT = (
     "format_preserve", "syllable_order", "term_compliance", "social_preserve", "layout_break")

@@ -16,9 +16,8 @@ import pytest
 from conftest import make_row
 
 from eval.errors import CompareError, ConfigError
-from eval.insttrans.rules import (HARD_IDS, RULE_SETS, check_hard, markdown_triggered_1005, visible_text_1005,
-                                  without_code_elements)
-from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, PUBLIC_V1, SCORER_VERSIONS, V2026_10_05
+from eval.insttrans.rules import HARD_IDS, RULE_SETS, markdown_triggered_1005, visible_text_1005, without_code_elements
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, PUBLIC_V1, SCORER_VERSIONS, V2026_10_05, check_hard
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "format_preserve"

@@ -739,12 +739,7 @@ def explain(constraint_id: str, detail: dict, rule_set: str = DEFAULT_RULE_SET) 
     return EXPLANATIONS[rule_set][constraint_id](detail)
 
 
-def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = DEFAULT_RULE_SET,
-               scorer_version: str | None = None) -> RuleVerdict:
-    """Run one hard rule of a rule set on a non-missing prediction; the original set's rules are
-    those of `scorer_version` (SPEC §7c; None: the newest)."""
-    if rule_set == DEFAULT_RULE_SET and scorer_version is not None:
-        from eval.insttrans.scorer_versions import check_versioned
-
-        return check_versioned(constraint_id, prediction, row, scorer_version)
+def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = DEFAULT_RULE_SET) -> RuleVerdict:
+    """Run one hard rule of a rule set on a non-missing prediction (the original set: the newest
+    scorer version's; eval.insttrans.scorer_versions.check_hard takes a version)."""
     return RULE_SETS[rule_set][constraint_id](prediction, row)

@@ -72,3 +72,12 @@ DEFAULT_SCORER_VERSION = V2026_10_05
 def check_versioned(constraint_id: str, prediction: str, row: dict, version: str) -> RuleVerdict:
     """One hard rule of a scorer version on a non-missing prediction."""
     return SCORER_VERSIONS[version].rules[constraint_id](prediction, row)
+
+
+def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = rules.DEFAULT_RULE_SET,
+               scorer_version: str | None = None) -> RuleVerdict:
+    """One hard rule of a rule set on a non-missing prediction; the original set's rules are those
+    of `scorer_version` (None: the newest), the strict set's are one for all (SPEC §7c)."""
+    if rule_set == rules.DEFAULT_RULE_SET and scorer_version is not None:
+        return check_versioned(constraint_id, prediction, row, scorer_version)
+    return rules.check_hard(constraint_id, prediction, row, rule_set)

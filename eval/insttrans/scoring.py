@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, HARD, check_hard
+from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, HARD
+from eval.insttrans.scorer_versions import check_hard
 from eval.predictions import is_missing
 from eval.types import JudgeResult
 
