@@ -103,6 +103,10 @@ def open_release(bench: Benchmark, config: RunConfig) -> tuple[Benchmark, RunCon
     bench = dataclasses.replace(bench, prompt_sets={**bench.prompt_sets, RELEASE: release.prompt_set},
                                 counters=counters)
     config = dataclasses.replace(config, prompt_set=RELEASE, counter=RELEASE if release.counter else HARNESS)
+    if release.scorer_notice:  # SPEC §7c: an unknown version says so and scores with the newest
+        print(f"release protocol: {release.scorer_notice}", file=sys.stderr)
+    if release.scorer_version is not None and SCORER_VERSION not in config.options:  # --scorer-version wins
+        config = dataclasses.replace(config, options={**config.options, SCORER_VERSION: release.scorer_version})
     return bench, config, release
 
 

@@ -300,3 +300,115 @@ def test_the_fuzz_needs_a_constraints_file(tmp_path):
     with pytest.raises(SystemExit) as raised:
         main(["--original", str(tmp_path), "--n", "1"])
     assert "eval/constraints.py" in str(raised.value)
+
+
+# --- recognising a release folder's version (SPEC §7c, §15) ----------------------------------
+
+# Synthetic rules files carrying each version's content markers (regex literals, no scorer code).
+V1_MARKERS = 'PATTERNS = [r"\\{[a-zA-Z_][a-zA-Z0-9_]*\\}", r"%[dsf]", r"\\$\\d+", r"\\{\\{[a-zA-Z_][a-zA-Z0-9_]*\\}\\}"]\n'
+V1005_MARKERS = ('PATTERNS = [r"%[dsf]", r"%\\([a-zA-Z_][a-zA-Z0-9_]*\\)[dsf]", r"\\$[a-zA-Z_][a-zA-Z0-9_]*"]\n'
+                 'CODE = r"<(script|style)\\b"\n')
+
+
+def release_folder(tmp_path, text: str | None):
+    from release_folders import make_insttrans_release
+
+    root = make_insttrans_release(tmp_path / "release")
+    if text is None:
+        (root / "eval" / "constraints.py").unlink()
+    else:
+        with open(root / "eval" / "constraints.py", "a", encoding="utf-8") as handle:
+            handle.write(text)
+    return root
+
+
+@pytest.mark.parametrize("text, version, how", [
+    (V1_MARKERS, PUBLIC_V1, "content of eval/constraints.py"),
+    (V1005_MARKERS, V2026_10_05, "content of eval/constraints.py"),
+    (V1_MARKERS + V1005_MARKERS, V2026_10_05, "unknown"),  # both: neither version's file
+    ("", V2026_10_05, "unknown"),
+    (None, V2026_10_05, "unknown"),
+])
+def test_a_release_folder_is_recognised_by_content(tmp_path, text, version, how):
+    from eval.insttrans.scorer_versions import recognise_release
+
+    found = recognise_release(release_folder(tmp_path, text))
+    assert (found.version, found.identified_by) == (version, how)
+    assert (found.notice is None) == (how != "unknown")
+    if found.notice:
+        assert "\n" not in found.notice and "newest, 2026-10-05" in found.notice
+
+
+def test_a_release_folder_is_recognised_by_digest_first(tmp_path, monkeypatch):
+    import hashlib
+
+    import eval.insttrans.scorer_versions as versions
+
+    root = release_folder(tmp_path, V1005_MARKERS)  # content says 2026-10-05, the digest says public-v1
+    digest = hashlib.sha256((root / "eval" / "constraints.py").read_bytes()).hexdigest()
+    monkeypatch.setitem(versions.KNOWN_DIGESTS, digest, PUBLIC_V1)
+    found = versions.recognise_release(root)
+    assert (found.version, found.identified_by) == (PUBLIC_V1, "sha256 of eval/constraints.py")
+
+
+def test_the_published_public_v1_digest_is_the_release_facts_one():
+    from eval.insttrans.scorer_versions import KNOWN_DIGESTS
+
+    facts = (ROOT.parent.parent / "shared" / "RELEASE-FACTS.md")
+    expected = "00cd6f3bb140bfcfaebb1e281790331059aef9f9091b75213e33e67ecd3074e7"
+    assert KNOWN_DIGESTS == {expected: PUBLIC_V1}
+    if facts.is_file():  # the team's facts file, beside the checkout where there is one
+        assert expected in facts.read_text(encoding="utf-8")
+
+
+def release_run(tmp_path, root, *extra):
+    import evaluate
+
+    out = tmp_path / "out"
+    status = evaluate.main(["--data", str(ROOT / "data" / "test.jsonl"), "--limit", "12", "--predictions",
+                            str(ROOT / "data" / "example_predictions.jsonl"),
+                            "--output-dir", str(out), "--skip-judge", "--quiet", "--protocol", "release",
+                            "--release-dir", str(root), *extra])
+    return status, json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_a_release_run_scores_with_the_recognised_version(tmp_path, capsys):
+    status, summary = release_run(tmp_path, release_folder(tmp_path, V1_MARKERS))
+    assert status == 0 and summary["scorer_version"] == PUBLIC_V1 and f"|scorer:{PUBLIC_V1}|" in summary["signature"]
+    assert summary["protocol"]["scorer_version"] == {"recognised": PUBLIC_V1,
+                                                     "identified_by": "content of eval/constraints.py"}
+    assert "scorer version" not in capsys.readouterr().err
+
+
+def test_a_release_run_of_an_unknown_version_says_so_and_runs_the_newest(tmp_path, capsys):
+    status, summary = release_run(tmp_path, release_folder(tmp_path, ""))
+    notices = [line for line in capsys.readouterr().err.splitlines() if "no known scorer version" in line]
+    assert status == 0 and len(notices) == 1 and "scoring with the newest, 2026-10-05" in notices[0]
+    assert summary["scorer_version"] == V2026_10_05
+    assert summary["protocol"]["scorer_version"] == {"recognised": None, "identified_by": "unknown"}
+
+
+def test_an_explicit_version_wins_over_the_recognised_one(tmp_path):
+    status, summary = release_run(tmp_path, release_folder(tmp_path, V1_MARKERS), "--scorer-version", V2026_10_05)
+    assert status == 0 and summary["scorer_version"] == V2026_10_05
+    assert summary["protocol"]["scorer_version"]["recognised"] == PUBLIC_V1
+
+
+def test_the_sandglass_release_is_recognised_by_the_manifest_digests(tmp_path, monkeypatch):
+    import eval.sandglass.release as sandglass
+
+    assert sandglass.SCORER_VERSION == "release-3686ba4"
+    assert sandglass.MANIFEST["evaluate.py"].startswith("a830540726b1")  # RELEASE-FACTS §0, added 2026-12-06
+    for name in sandglass.MANIFEST:
+        (tmp_path / name).write_text(f"synthetic {name}\n", encoding="utf-8")
+    how, notice = sandglass.recognise_scorer(tmp_path)
+    assert how == "unknown" and "\n" not in notice and "release-3686ba4" in notice
+    from eval.release_source import file_sha256
+
+    monkeypatch.setattr(sandglass, "MANIFEST", {name: file_sha256(tmp_path / name) for name in sandglass.MANIFEST})
+    how, notice = sandglass.recognise_scorer(tmp_path)
+    assert notice is None and how.endswith("(the release manifest's)")
+    monkeypatch.setattr(sandglass, "EXAMINED", {**sandglass.EXAMINED, **sandglass.MANIFEST})
+    monkeypatch.setattr(sandglass, "MANIFEST", {name: "0" * 64 for name in sandglass.MANIFEST})
+    how, notice = sandglass.recognise_scorer(tmp_path)
+    assert notice is None and "a later copy" in how

@@ -245,7 +245,11 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
                               "(pass --trust-release-code)")
     versions = {"quality": f"release:{rs.text_sha256(templates.quality + templates.quality_web)[:12]}",
                 "soft": f"release:{rs.text_sha256(templates.soft)[:12]}"}
+    from eval.insttrans.scorer_versions import recognise_release
+
+    scorer = recognise_release(root)
     return ReleaseProtocol(
+        scorer_version=scorer.version, scorer_identified_by=scorer.identified_by, scorer_notice=scorer.notice,
         root=Path(root), files=files, examined=EXAMINED,
         prompt_set=PromptSet(versions, lambda rows, predictions: judge_requests(templates, rows, predictions),
                              shape=lambda settings: request_shape(templates, settings)),
