@@ -20,7 +20,7 @@ from eval.counting import counting_with
 from eval.errors import ConfigError
 from eval.explorer import render_explorer_html
 from eval.failures import failures, failures_markdown
-from eval.known_data import data_reasons, identify, signature_part
+from eval.known_data import BY_SHA256, data_reasons, identify, release_by_files, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_lines, remove_previous_results, result_paths, write_atomic,
@@ -159,13 +159,17 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   extra_reasons: list[str], release: ReleaseProtocol | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
+    by_files = (known_as is None and bench.release_files is not None
+                and release_by_files(benchmark_files(bench, config.source).paths, dict(bench.release_files)))
+    if by_files:
+        known_as = BY_SHA256
     by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
     if by_rows:
         known_as = "official release (by row counts)"
     reasons = run_reasons(len(rows), len(data.rows), config.limit,
                           None if config.case_ids is None else str(config.case_ids), config.skip_judge,
                           bench.unscored_without_judge)
-    if not by_rows:
+    if not (by_rows or by_files):
         reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)

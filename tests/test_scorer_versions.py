@@ -412,3 +412,51 @@ def test_the_sandglass_release_is_recognised_by_the_manifest_digests(tmp_path, m
     monkeypatch.setattr(sandglass, "MANIFEST", {name: "0" * 64 for name in sandglass.MANIFEST})
     how, notice = sandglass.recognise_scorer(tmp_path)
     assert notice is None and "a later copy" in how
+
+
+# --- IFMTBench: the release's files by their pinned SHA-256 -------------------------------------
+
+def ifmt_release(tmp_path):
+    folder = tmp_path / "IFMTBench" / "data"
+    folder.mkdir(parents=True)
+    for name in ("test_single_constraint.jsonl", "test_multi_constraint.jsonl"):
+        lines = (ROOT / "data" / "ifmtbench" / "data" / name).read_text(encoding="utf-8").split("\n")[:6]
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def ifmt_run(tmp_path, folder):
+    import evaluate
+
+    first = json.loads((folder / "test_single_constraint.jsonl").read_text(encoding="utf-8").split("\n")[0])
+    tmp_path.mkdir(parents=True)
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(json.dumps({"md5": first["md5"], "instruction_lang": first.get("instruction_lang"),
+                                       "response": "x"}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert evaluate.main(["--dataset", str(folder.parent), "--predictions", str(predictions), "--output-dir",
+                          str(out), "--skip-judge", "--quiet"]) == 0
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_the_ifmtbench_release_is_known_by_its_pinned_sha256(tmp_path, monkeypatch):
+    from eval.data import file_sha256
+    from eval.ifmtbench.rows import RELEASE_FILE_SHA256
+
+    assert RELEASE_FILE_SHA256["test_single_constraint.jsonl"] == (
+        8478197, "ffaab0947722711e5a7d0c47d6f7931868164ad9a068c253acc7ba909defc691")
+    assert RELEASE_FILE_SHA256["test_multi_constraint.jsonl"] == (
+        14066944, "c9fb393c49880e688e58515b215e1e586f9b72d143a404546f20de4a01a3e17f")
+    folder = ifmt_release(tmp_path)
+    pins = {path.name: (path.stat().st_size, file_sha256(path)) for path in folder.iterdir()}
+    unknown = ifmt_run(tmp_path / "a", folder)  # the real pins: these few rows are not the release
+    assert unknown["data"]["known_as"] is None
+    for name, pin in pins.items():
+        monkeypatch.setitem(RELEASE_FILE_SHA256, name, pin)
+    summary = ifmt_run(tmp_path / "b", folder)
+    assert summary["data"]["known_as"] == "official release (by sha256)"
+    assert [reason for reason in summary["non_formal_reasons"] if "skip-judge" not in reason] == []
+    assert summary["scorer_version"] == "hy-mt2-a42ea25"
+    size, digest = pins["test_multi_constraint.jsonl"]
+    monkeypatch.setitem(RELEASE_FILE_SHA256, "test_multi_constraint.jsonl", (size, "0" * 64))  # one byte differs
+    assert ifmt_run(tmp_path / "c", folder)["data"]["known_as"] is None
