@@ -311,14 +311,13 @@ V1005_MARKERS = ('PATTERNS = [r"%[dsf]", r"%\\([a-zA-Z_][a-zA-Z0-9_]*\\)[dsf]", 
 
 
 def release_folder(tmp_path, text: str | None):
-    from release_folders import make_insttrans_release
+    from release_folders import it_constraints_py, make_insttrans_release
 
     root = make_insttrans_release(tmp_path / "release")
     if text is None:
         (root / "eval" / "constraints.py").unlink()
-    else:
-        with open(root / "eval" / "constraints.py", "a", encoding="utf-8") as handle:
-            handle.write(text)
+    else:  # the synthetic rules file with these markers only
+        (root / "eval" / "constraints.py").write_text(it_constraints_py() + text, encoding="utf-8")
     return root
 
 
@@ -460,3 +459,28 @@ def test_the_ifmtbench_release_is_known_by_its_pinned_sha256(tmp_path, monkeypat
     size, digest = pins["test_multi_constraint.jsonl"]
     monkeypatch.setitem(RELEASE_FILE_SHA256, "test_multi_constraint.jsonl", (size, "0" * 64))  # one byte differs
     assert ifmt_run(tmp_path / "c", folder)["data"]["known_as"] is None
+
+
+@pytest.mark.parametrize("text, reads_booleans", [(V1_MARKERS, True), (V1005_MARKERS, False), ("", False)])
+def test_the_release_version_decides_whether_a_boolean_is_a_soft_score(tmp_path, text, reads_booleans):
+    """public-v1 reads `"score": true` as 1; 2026-10-05 reads no score there, and this harness
+    aborts on an unread verdict instead of scoring it (SPEC §15)."""
+    from eval.insttrans.release import open_release
+    from eval.judge_client import VerdictError
+
+    release = open_release(release_folder(tmp_path, text), False)
+    rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n")
+            if line]
+    row = next(row for row in rows if "style_consistency" in row["constraint_ids"])
+    soft = next(request for request in release.prompt_set.judge_requests([row], {row["case_id"]: "Hello"})
+                if request.name == "soft")
+    ids = [cid for cid in row["constraint_ids"] if cid in {"style_consistency", "term_cross_sentence",
+                                                          "academic_format_preserve", "context_disambiguate",
+                                                          "coref_resolution"}]
+    reply = json.dumps({cid: {"score": True} for cid in ids})
+    if reads_booleans:
+        assert soft.validate(reply)["scores"] == {cid: 1.0 for cid in ids}
+    else:
+        with pytest.raises(VerdictError):
+            soft.validate(reply)
+    assert soft.validate(json.dumps({cid: {"score": 0.5} for cid in ids}))["scores"] == {cid: 0.5 for cid in ids}
