@@ -266,13 +266,13 @@ def synthetic_scorer(folder, plant: bool):
     return folder
 
 
-def fuzz(folder, version, n=400):
+def fuzz(folder, version, n=400, seed=1):
     from scripts.scorer_fuzz import compare, load_copy, read_jsonl
 
     rows = read_jsonl(ROOT / "data" / "test.jsonl")
     predictions = {entry["case_id"]: entry.get("prediction")
                    for entry in read_jsonl(ROOT / "data" / "example_predictions.jsonl")}
-    return compare(load_copy(folder), version, rows, predictions, n, seed=1)
+    return compare(load_copy(folder), version, rows, predictions, n, seed=seed)
 
 
 def test_the_fuzz_agrees_with_a_faithful_scorer_and_finds_a_planted_disagreement(tmp_path):
@@ -292,6 +292,21 @@ def test_the_fuzz_tells_the_two_versions_apart(tmp_path):
     result = fuzz(synthetic_scorer(tmp_path / "v1", plant=False), V2026_10_05, n=1500)
     differing = {cid for cid, counts in result["by_constraint"].items() if counts["disagree"]}
     assert {FORMAT, TERM, SYLLABLE} <= differing and "social_preserve" not in differing
+
+
+def test_the_cross_version_figures_in_the_docs(tmp_path):
+    """docs/protocol.md's fuzz table: the harness's public-v1 table as the copy against its
+    2026-10-05 rules gives the cross-version row measured with the originals (the harness agreed
+    with each original on every verdict), so a rule change that moves it must re-measure the docs."""
+    docs = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    found = re.search(r"Measured on [\d-]+, ([\d,]+) mutated predictions \(seed (\d+)\), ([\d,]+) hard verdicts", docs)
+    n, seed, verdicts = (int(value.replace(",", "")) for value in found.groups())
+    row = re.search(r"\| `public-v1` \| `--version 2026-10-05` \| ([\d,]+) of ([\d,]+): (.*) \|", docs)
+    result = fuzz(synthetic_scorer(tmp_path / "v1", plant=False), V2026_10_05, n=n, seed=seed)
+    assert result["compared"] == verdicts == int(row.group(2).replace(",", ""))
+    assert result["disagreements"] == int(row.group(1).replace(",", ""))
+    listed = dict((name, int(count)) for name, count in re.findall(r"(\w+) (\d+)", row.group(3)))
+    assert listed == {cid: counts["disagree"] for cid, counts in result["by_constraint"].items() if counts["disagree"]}
 
 
 def test_the_fuzz_needs_a_constraints_file(tmp_path):
