@@ -499,3 +499,17 @@ def test_the_release_version_decides_whether_a_boolean_is_a_soft_score(tmp_path,
         with pytest.raises(VerdictError):
             soft.validate(reply)
     assert soft.validate(json.dumps({cid: {"score": 0.5} for cid in ids}))["scores"] == {cid: 0.5 for cid in ids}
+
+
+# --- docs/syllables.md: the 2026-10-05 counter's changes, weighed on these counts ---------------
+
+@pytest.mark.parametrize("text, lang, count", [
+    ("the 21st century", "en", 7), ("3rd place", "en", 2), ("don’t", "en", 1), ("don't", "en", 1),
+    ("HOLA", "es", 2), ("hola", "es", 2), ("3.5.6", "en", 3), ("IT IS OK", "en", 5),
+])
+def test_the_counts_docs_syllables_quotes_for_the_new_counter_changes(text, lang, count):
+    from eval.syllable import count_syllables
+
+    assert count_syllables(text, lang) == count
+    docs = (ROOT / "docs" / "syllables.md").read_text(encoding="utf-8")
+    assert f"`{text}` counts {count}" in docs or f"as `{text}`" in docs
