@@ -5,8 +5,8 @@
 DIR is the user's copy of the scorer (a folder holding `eval/constraints.py`, or the release root
 holding `benchmarks/insttrans/eval/constraints.py`); its `check_hard_constraints(row, prediction)`
 is imported from there (this runs the copy's code: give only a copy you trust). The fuzz mutates
-the bundled rows' references and example predictions (and, for some, the row's source text and
-glossary line) by the families of the rules' edge cases: Markdown markers, placeholders (`$`, `%`,
+the bundled rows' references and example predictions (and, for some, the row's source text,
+layout line and glossary line) by the families of the rules' edge cases: Markdown markers, placeholders (`$`, `%`,
 `{}`), HTML with script/style elements and leftover Chinese, indents and line breaks, tables,
 terms beside CJK/Hangul/Thai characters, social elements, and the JSON keys of syllable_order.
 Every hard verdict of both sides is compared. Both count syllables with this harness's counter
@@ -93,6 +93,8 @@ TERMS = ("GPT-4", "원신", "ゲーム", "ไทย", "数据", "Öl", "AI", "C+
          "Tom's", "3.5", "UP主", "أهلا", "привет", "〇号")
 NEIGHBOURS = ("", " ", "我用", "写", "는", "을", "ที่", "、", "。", "s", "_", "-", "x", "1", "ゲ", "ㄱ", "Ö", "é",
               "「", "」", "\u3000", "𠀀", "ㅤ", "ｶ", "\n")
+LAYOUT_LINES = ("排版：保持缩进", "排版：保持换行", "布局：保留表格", "排版：保持换行与缩进", "保持原文排版",
+                "排版：换行、缩进、表格不变")
 JSON_VALUES = ("", " ", "\n", None, 0, False, True, [], {}, 5, 1.5, "x", "嗯", "a b c d e f g h",
                "这是一句相当长的字幕台词，用来打乱音节顺序", ["x"], {"a": "b"}, "\u3000")
 
@@ -220,11 +222,15 @@ SOURCE_FAMILIES = ("markdown", "placeholders", "html", "indent", "lines")  # wha
 
 
 def mutated_row(rng: random.Random, row: dict) -> dict:
-    """Sometimes the row itself moves: its source (what triggers format_preserve and layout_break)
-    or its glossary line (a term of another script)."""
+    """Sometimes the row itself moves: its source (what triggers format_preserve and layout_break),
+    its layout line (one feature alone, so an indent is judged without the line-break count) or its
+    glossary line (a term of another script)."""
     row = dict(row)
     if rng.random() < 0.3:
         row["source_text"] = FAMILIES[rng.choice(SOURCE_FAMILIES)](rng, row["source_text"], row)
+    if "layout_break" in row["constraint_ids"] and rng.random() < 0.5:  # each feature alone too
+        line = rng.choice(LAYOUT_LINES)
+        row["constraints"] = [text for text in row["constraints"] if "排版" not in text and "布局" not in text] + [line]
     if "term_compliance" in row["constraint_ids"] and rng.random() < 0.4:
         pairs = "、".join(f"源{index}→{rng.choice(TERMS)}" for index in range(rng.randint(1, 3)))
         row["constraints"] = [line for line in row["constraints"] if "术语对照" not in line] + [f"术语对照：{pairs}"]
