@@ -6,9 +6,10 @@ DIR is the user's copy of the scorer (a folder holding `eval/constraints.py`, or
 holding `benchmarks/insttrans/eval/constraints.py`); its `check_hard_constraints(row, prediction)`
 is imported from there (this runs the copy's code: give only a copy you trust). The fuzz mutates
 the bundled rows' references and example predictions (and, for some, the row's source text,
-layout line and glossary line) by the families of the rules' edge cases: Markdown markers, placeholders (`$`, `%`,
-`{}`), HTML with script/style elements and leftover Chinese, indents and line breaks, tables,
-terms beside CJK/Hangul/Thai characters, social elements, and the JSON keys of syllable_order.
+layout line and glossary line) by the families of the rules' edge cases: Markdown markers,
+placeholders (`$`, `%`, `{}`), HTML with script/style elements and leftover Chinese, indents and
+line breaks, tables, terms beside CJK/Hangul/Thai characters, social elements, and the JSON keys
+of syllable_order.
 Every hard verdict of both sides is compared. Both count syllables with this harness's counter
 (the copy's `.syllable` import is given it), so the counter decides no disagreement; a verdict
 where the copy crashes is counted apart and must be a failure here (SPEC §7.2).
