@@ -143,8 +143,9 @@ TRIGGER_1005 = re.compile(r"^#{1,6}\s|\*\*[^*]+\*\*|\*[^*]+\*|`|^[-*+]\s|^\d+\.\
 def test_without_code_elements_equals_the_pattern_on_random_text():
     rng = random.Random(30)
     pieces = ["<script>", "</script>", "<STYLE a=1>", "</style>", "</Script>", "<scripts>", "<script", ">", "x",
-              "中", "\n", "</script >", "<style>", "<"]
-    for _ in range(3000):
+              "中", "\n", "</script >", "<style>", "<", "<ſcript>", "</ſtyle>", "<scrİpt>", "</scrİpt>", "</SCRıPT>",
+              "<ſtyle>", "</ſcript>", "<scrıpt>"]
+    for _ in range(6000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         assert without_code_elements(text) == CODE_ELEMENT.sub(" ", text), text
 

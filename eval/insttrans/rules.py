@@ -542,30 +542,40 @@ PLACEHOLDER_KINDS_1005: dict[str, re.Pattern] = {
 }
 
 _CODE_ELEMENT_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.IGNORECASE)
-_CODE_ELEMENT_CLOSE = {name: re.compile(rf"</{name}>", re.IGNORECASE) for name in ("script", "style")}
+_CODE_ELEMENT_CLOSE = re.compile(r"</(script|style)>", re.IGNORECASE)
+
+
+def _backreference_key(name: str) -> str:
+    """What a case-insensitive backreference compares: each character's simple lower case (the
+    first character of its full one), so `İ` equals `i` there while `ſ` does not equal `s`."""
+    return "".join(char.lower()[:1] for char in name)
 
 
 def without_code_elements(text: str) -> str:
-    """`text` with each `<script …>…</script>` / `<style …>…</style>` element (the nearest closing
-    tag, any case) replaced by a space, as the 2026-10-05 scorer drops them before the
-    untranslated-Chinese share.
+    """`text` with each `<script …>…</script>` / `<style …>…</style>` element replaced by a space,
+    as the 2026-10-05 scorer drops them before the untranslated-Chinese share: its pattern
+    `<(script|style)\\b[^>]*>.*?</\\1>` (any case, across lines), restated.
 
-    Linear where the backtracking pattern is not: an opener with no closing tag after it fails,
-    and so does every later opener of that name, so each name is given up after one failure."""
+    The closing tag is the nearest one that equals the opening name as a case-insensitive
+    backreference does. Linear where the backtracking pattern is not: an opener that finds no such
+    closing tag fails, and so does every later opener of the same name, so each name is given up
+    after one failure."""
     pieces: list[str] = []
     kept_from = position = 0
-    names = {"script", "style"}
-    while names:
+    given_up: set[str] = set()
+    while True:
         opener = _CODE_ELEMENT_OPEN.search(text, position)
         if opener is None:
             break
-        name = opener.group(1).lower()
-        if name not in names:
-            position = opener.start() + 1
-            continue
-        closer = _CODE_ELEMENT_CLOSE[name].search(text, opener.end())
+        key = _backreference_key(opener.group(1))
+        closer = None
+        if key not in given_up:
+            for candidate in _CODE_ELEMENT_CLOSE.finditer(text, opener.end()):
+                if _backreference_key(candidate.group(1)) == key:
+                    closer = candidate
+                    break
         if closer is None:
-            names.discard(name)
+            given_up.add(key)
             position = opener.start() + 1
             continue
         pieces.append(text[kept_from:opener.start()])
