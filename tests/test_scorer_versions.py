@@ -514,3 +514,45 @@ def test_the_counts_docs_syllables_quotes_for_the_new_counter_changes(text, lang
     assert count_syllables(text, lang) == count
     docs = (ROOT / "docs" / "syllables.md").read_text(encoding="utf-8")
     assert f"`{text}` counts {count}" in docs or f"as `{text}`" in docs
+
+
+def test_public_v1_under_the_release_protocol_reports_its_own_denominator_beside_the_pass_rate(tmp_path):
+    """public-v1 leaves a row without a prediction out of a constraint's pass rate; the harness
+    counts it as a failure and reports public-v1's figure beside it (2026-10-05 and the harness
+    protocol: nothing beside)."""
+    rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n")
+            if line][:12]
+    predictions = {json.loads(line)["case_id"]: json.loads(line)["prediction"]
+                   for line in (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").split("\n")
+                   if line}
+    dropped = next(row["case_id"] for row in rows if "format_preserve" in row["constraint_ids"])  # goes missing
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"case_id": row["case_id"], "prediction": None if row["case_id"] == dropped
+                                        else predictions[row["case_id"]]}, ensure_ascii=False) + "\n"
+                            for row in rows), encoding="utf-8")
+
+    import evaluate
+
+    def summary_of(name, *extra):
+        out = tmp_path / name
+        assert evaluate.main(["--data", str(ROOT / "data" / "test.jsonl"), "--limit", "12", "--predictions",
+                              str(path), "--output-dir", str(out), "--skip-judge", "--quiet", *extra]) == 0
+        return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+    release = summary_of("v1", "--protocol", "release", "--release-dir", str(release_folder(tmp_path, V1_MARKERS)))
+    assert release["scorer_version"] == PUBLIC_V1
+    for cid, entry in release["by_constraint"].items():
+        if entry["kind"] != "hard":
+            assert "pass_rate_public_v1" not in entry
+            continue
+        declares = [row for row in rows if cid in row["constraint_ids"]]
+        present = [row for row in declares if row["case_id"] != dropped]
+        assert entry["n"] == len(declares) and entry["n_public_v1"] == len(present)
+        passes = round(entry["pass_rate"] * entry["n"])
+        assert entry["pass_rate_public_v1"] == round(passes / len(present), 6)
+    first = release["by_constraint"]["format_preserve"]
+    assert first["pass_rate_public_v1"] > first["pass_rate"]
+    for name, extra in (("new", ("--protocol", "release", "--release-dir",
+                                 str(release_folder(tmp_path / "b", V1005_MARKERS)))),
+                        ("harness", ("--scorer-version", PUBLIC_V1))):
+        assert not any("pass_rate_public_v1" in entry for entry in summary_of(name, *extra)["by_constraint"].values())

@@ -102,6 +102,34 @@ def strict_metrics(summary: dict, rows: list[dict], predictions: dict, scores: l
     add_strict_to_summary(summary, strict_summary(instances))
 
 
+def published_denominators(summary: dict, scores: list[dict], config: RunConfig) -> None:
+    """Under --protocol release with public-v1 (SPEC §7c): beside each hard pass rate, the rate as
+    that version computes it, over the rows with a prediction only (it leaves a missing one out of
+    the denominator; this harness and 2026-10-05 count it as a failure). Only when a row is missing,
+    where the two differ."""
+    from eval.insttrans.rules import HARD
+    from eval.insttrans.scorer_versions import PUBLIC_V1
+    from eval.stats import rounded
+
+    if config.protocol != "release" or scorer_version(config) != PUBLIC_V1:
+        return
+    present = [score for score in scores if score["status"] != "missing"]
+    if len(present) == len(scores):
+        return
+    for cid, entry in summary.get("by_constraint", {}).items():
+        if entry.get("kind") != HARD:
+            continue
+        verdicts = [item["passed"] for score in present for item in score["constraints"] if item["id"] == cid]
+        entry["pass_rate_public_v1"] = rounded(sum(verdicts) / len(verdicts)) if verdicts else None
+        entry["n_public_v1"] = len(verdicts)
+
+
+def companion_metrics(summary: dict, rows: list[dict], predictions: dict, scores: list[dict], config: RunConfig) -> None:
+    """Figures reported beside the scores: the strict rates, and public-v1's own denominators."""
+    strict_metrics(summary, rows, predictions, scores, config)
+    published_denominators(summary, scores, config)
+
+
 def count_syllables(text: str, lang: str) -> int:
     """The harness's counter (eval/syllable.py), which the syllable_order rule uses."""
     from eval.syllable import count_syllables as count
@@ -172,7 +200,7 @@ INSTTRANS = Benchmark(
     leaderboard_value=leaderboard_value,
     options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET)),
              "scorer_version": tuple(SCORER_VERSIONS)},  # newest first: the default
-    companion_metrics=strict_metrics,
+    companion_metrics=companion_metrics,
     clean_hub_row=drop_unset_optionals,
     explorer_view=explorer_view,
     open_release=open_release,
