@@ -143,6 +143,8 @@ class Benchmark:
                                                                   # -> the data files to read, in order
     release_by_rows: Callable[[list[dict]], bool] | None = None   # data with the release's row counts (no
                                                                   # published checksum): "official release (by row counts)"
+    release_files: Mapping[str, tuple[int, str]] | None = None    # file name -> (bytes, sha256) pinned for the release's
+                                                                  # files: "official release (by sha256)"
     load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
                                                                   # rows, rows outside --limit) -> (predictions, lines)
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,

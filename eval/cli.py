@@ -104,6 +104,11 @@ def evaluate_parser() -> argparse.ArgumentParser:
     rule_sets = sorted({name for bench in BENCHMARKS.values() for name in bench.options.get("rule_set", ())})
     rules.add_argument("--rule-set", choices=rule_sets, default=None,
                        help="hard-rule semantics (default: the original scorer's)")
+    versions = "; ".join(f"{bench.title}: {', '.join(bench.options['scorer_version'])}"
+                         for bench in BENCHMARKS.values() if "scorer_version" in bench.options)
+    rules.add_argument("--scorer-version", default=None, metavar="NAME",
+                       help=f"the official scorer version whose rules score the run, newest first and by "
+                            f"default ({versions}; docs/protocol.md lists what differs)")
     add_judge_arguments(parser)
     parser.add_argument_group("Judge calibration").add_argument(
         "--judge-calibration", type=Path, default=None, metavar="FILE",
@@ -204,7 +209,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             judge = dataclasses.replace(judge, repairs=0)
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
-                     options={} if args.rule_set is None else {"rule_set": args.rule_set},
+                     options={key: value for key, value in (("rule_set", args.rule_set),
+                                                            ("scorer_version", args.scorer_version))
+                              if value is not None},
                      judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
                      judge_calibration=getattr(args, "judge_calibration", None), protocol=args.protocol, release_dir=args.release_dir,
                      trust_release_code=args.trust_release_code, only=args.only, exclude=args.exclude,

@@ -127,6 +127,26 @@ def data_reasons(sha256: str, n_rows: int, rows: list[dict], bench: Benchmark, *
     return reasons
 
 
+BY_SHA256 = "official release (by sha256)"
+
+
+def release_by_files(paths, pins: dict[str, tuple[int, str]]) -> bool:
+    """Whether `paths` are exactly the release's files, each (by name) with its published size and
+    SHA-256: how a release known by per-file pins rather than one checksum is recognised. Sizes are
+    compared first, so a file that is not the release is never read."""
+    from eval.data import file_sha256
+
+    by_name = {Path(path).name: Path(path) for path in paths}
+    if set(by_name) != set(pins):
+        return False
+    try:
+        if any(by_name[name].stat().st_size != size for name, (size, _) in pins.items()):
+            return False
+    except OSError:
+        return False
+    return all(file_sha256(by_name[name]) == digest for name, (_, digest) in pins.items())
+
+
 def signature_part(known_as: str | None) -> str:
     """The signature's `known:` part (SPEC §9): bundled, official-release or none."""
     return f"known:{(known_as or 'none').replace(' ', '-')}"

@@ -20,7 +20,7 @@ from eval.counting import counting_with
 from eval.errors import ConfigError
 from eval.explorer import render_explorer_html
 from eval.failures import failures, failures_markdown
-from eval.known_data import data_reasons, identify, signature_part
+from eval.known_data import BY_SHA256, data_reasons, identify, release_by_files, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_lines, remove_previous_results, result_paths, write_atomic,
@@ -58,6 +58,9 @@ def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
     return DataSource(path=files[0], more_paths=tuple(files[1:]))
 
 
+SCORER_VERSION = "scorer_version"  # the option naming the official scorer version (SPEC §7c)
+
+
 def check_choices(bench: Benchmark, config: RunConfig) -> None:
     """The prompt set, counter and options a run names must be the benchmark's (SPEC §15 plugs
     `release` in beside `harness`)."""
@@ -67,8 +70,18 @@ def check_choices(bench: Benchmark, config: RunConfig) -> None:
             raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known)}")
     for name, value in config.options.items():
         if name in bench.options and value not in bench.options[name]:
-            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r}",
-                              f"use one of: {', '.join(sorted(bench.options[name]))}")
+            raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r} for {bench.title}: use one of "
+                              f"{', '.join(bench.options[name])}")
+
+
+def scorer_version_block(bench: Benchmark, config: RunConfig) -> dict:
+    """summary.json's "scorer_version" (SPEC §7c): the official scorer version whose rules scored the run."""
+    return {"scorer_version": bench.option(config, SCORER_VERSION)} if SCORER_VERSION in bench.options else {}
+
+
+def scorer_parts(bench: Benchmark, config: RunConfig) -> tuple[str, ...]:
+    """The signature's `scorer:NAME` part (SPEC §7c), so compare refuses runs of two versions."""
+    return tuple(f"scorer:{name}" for name in scorer_version_block(bench, config).values())
 
 
 def choice_parts(config: RunConfig) -> tuple[str, ...]:
@@ -96,6 +109,10 @@ def open_release(bench: Benchmark, config: RunConfig) -> tuple[Benchmark, RunCon
     bench = dataclasses.replace(bench, prompt_sets={**bench.prompt_sets, RELEASE: release.prompt_set},
                                 counters=counters)
     config = dataclasses.replace(config, prompt_set=RELEASE, counter=RELEASE if release.counter else HARNESS)
+    if release.scorer_notice:  # SPEC §7c: an unknown version says so and scores with the newest
+        print(f"release protocol: {release.scorer_notice}", file=sys.stderr)
+    if release.scorer_version is not None and SCORER_VERSION not in config.options:  # --scorer-version wins
+        config = dataclasses.replace(config, options={**config.options, SCORER_VERSION: release.scorer_version})
     return bench, config, release
 
 
@@ -167,6 +184,10 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   subset: dict | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
+    by_files = (known_as is None and bench.release_files is not None
+                and release_by_files(benchmark_files(bench, config.source).paths, dict(bench.release_files)))
+    if by_files:
+        known_as = BY_SHA256
     by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
     if by_rows:
         known_as = "official release (by row counts)"
@@ -178,7 +199,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         reasons += [reason for reason in (subset_reason(subset, len(rows), len(data.rows)),) if reason]
     if config.oracle:
         reasons.append("--oracle: each row's reference was scored as its prediction")
-    if not by_rows:
+    if not (by_rows or by_files):
         reasons += data_reasons(data.sha256, len(data.rows), data.rows, bench, identity=data.identity)
     reasons += extra_reasons
     system, _, system_part = system_summary(config.predictions, rows, bench.model_input, data.rows)
@@ -187,6 +208,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     summary = {
         "harness_version": __version__,
         "benchmark": bench.name,
+        **scorer_version_block(bench, config),
         "formal": not reasons,
         "non_formal_reasons": reasons,
         "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
@@ -202,7 +224,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "system": system,
         "subset": subset,
         "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *bench.signature_parts(config), *choice_parts(config),
+                                    settings=(signature_part(known_as), *scorer_parts(bench, config),
+                                              *bench.signature_parts(config), *choice_parts(config),
                                               *(() if release is None else release_signature_parts(release)),
                                               *system_part, *subset_signature_part(subset)),
                                     benchmark=bench.signature_tag),

@@ -38,6 +38,12 @@ class ReleaseProtocol:
     not_comparable: tuple[str, ...]  # and those it cannot, each with why
     templates: dict[str, str] = field(default_factory=dict)           # template name -> SHA-256 as read
     examined_templates: dict[str, str] = field(default_factory=dict)  # and as the facts' reader read it
+    # The official scorer version the folder ships (SPEC §7c): its name (None: the plug-in does not
+    # tell), how it was told ("sha256 of …", "content of …", "unknown") and, when unknown, the one
+    # line the run prints (it then scores with the newest version).
+    scorer_version: str | None = None
+    scorer_identified_by: str | None = None
+    scorer_notice: str | None = None
 
 
 def release_dir(release_dir: Path | None, dataset: str | None) -> Path:
@@ -81,6 +87,9 @@ def protocol_block(release: ReleaseProtocol) -> dict:
         "templates": {name: {"sha256": sha, "matches_examined_copy": release.examined_templates.get(name) == sha}
                       for name, sha in sorted(release.templates.items())},
         "syllable_counter": counter_name(release),
+        **({} if release.scorer_version is None else
+           {"scorer_version": {"recognised": release.scorer_version if release.scorer_notice is None else None,
+                               "identified_by": release.scorer_identified_by}}),
         "comparable_with": list(release.comparable),
         "not_comparable_with": list(release.not_comparable),
     }

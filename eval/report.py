@@ -48,6 +48,8 @@ def run_lines(summary: dict, unit: str) -> list[str]:
              + (f", {len(data['warnings'])} data warnings" if data.get("warnings") else "") + ")",
              f"- Predictions: {predictions['path']} ({predictions['rows']} lines, "
              f"{predictions['missing']} {unit} missing)"]
+    if summary.get("scorer_version"):  # SPEC §7c
+        lines.insert(2, f"- Rules: the official scorer's, scorer version {summary['scorer_version']}")
     lines += system_report_lines(summary.get("system"))
     notice = missing_notice(summary)
     return ([f"**{notice}**", ""] if notice else []) + lines

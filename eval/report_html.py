@@ -190,6 +190,8 @@ def page_head(summary: dict, title: str) -> list[str]:
              f"<code>{escape(data['sha256'][:12])}</code>, known as: {escape(known_as)})</li>",
              f"<li>Predictions: {escape(predictions['path'])} ({escape(predictions['rows'])} lines, "
              f"{escape(predictions['missing'])} missing)</li>",
+             *([f"<li>Rules: the official scorer's, scorer version {escape(summary['scorer_version'])}</li>"]
+               if summary.get("scorer_version") else []),
              f"<li>Judge: {judge_line}</li>"]
     if system.get("model"):
         parts.append(f"<li>System: {escape(system['model'])}</li>")

@@ -19,7 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.constraints import CONSTRAINT_KINDS, RULE_SETS, check_hard
+from eval.constraints import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS
+from eval.insttrans.scorer_versions import SCORER_VERSIONS, check_hard
 from eval.insttrans.rows import bundled_row_problems, render_prompt, validate_row
 from eval.errors import DataError
 
@@ -55,11 +56,14 @@ def check_part(path: Path) -> tuple[list[dict], list[str]]:
         for cid in row["constraint_ids"]:
             if CONSTRAINT_KINDS[cid] != "hard":
                 continue
-            for rule_set in RULE_SETS:  # a reference passes the original rules and the strict ones
-                verdict = check_hard(cid, row["reference"], row, rule_set)
+            # a reference passes the original rules of every scorer version and the strict ones
+            for rule_set, version in [*((DEFAULT_RULE_SET, name) for name in SCORER_VERSIONS),
+                                      *((name, None) for name in RULE_SETS if name != DEFAULT_RULE_SET)]:
+                verdict = check_hard(cid, row["reference"], row, rule_set, version)
                 if not verdict.passed:
                     detail = json.dumps(verdict.detail, ensure_ascii=False)
-                    problems.append(f"{where} {row['case_id']}: reference fails {cid} ({rule_set}): {detail}")
+                    problems.append(f"{where} {row['case_id']}: reference fails {cid} "
+                                    f"({rule_set if version is None else version}): {detail}")
         rows.append(row)
     return rows, problems
 

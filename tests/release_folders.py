@@ -125,6 +125,11 @@ def build_soft_constraint_prompt(row, prediction, soft_descs):
 '''
 
 
+# public-v1's content markers (its placeholder patterns as regex literals), so that the synthetic
+# release is recognised as that version (SPEC §7c), whose reply reading these tests pin.
+IT_V1_MARKERS = r'PLACEHOLDER_PATTERNS = [r"\{[a-zA-Z_][a-zA-Z0-9_]*\}", r"%[dsf]", r"\$\d+", r"\{\{[a-zA-Z_][a-zA-Z0-9_]*\}\}"]' + "\n"
+
+
 def it_constraints_py() -> str:
     return f'''"""Synthetic release constraints (tests only)."""
 from .syllable import cal_syllable_count
@@ -173,7 +178,7 @@ def it_release_count(text: str, lang: str) -> int:
 def make_insttrans_release(root: Path, **prompts) -> Path:
     (root / "eval").mkdir(parents=True, exist_ok=True)
     (root / "eval" / "prompts.py").write_text(it_prompts_py(**prompts), encoding="utf-8")
-    (root / "eval" / "constraints.py").write_text(it_constraints_py(), encoding="utf-8")
+    (root / "eval" / "constraints.py").write_text(it_constraints_py() + IT_V1_MARKERS, encoding="utf-8")
     (root / "eval" / "judge_client.py").write_text(IT_CLIENT_PY, encoding="utf-8")
     (root / "eval" / "syllable.py").write_text(IT_SYLLABLE_PY, encoding="utf-8")
     (root / "eval" / "__init__.py").write_text("", encoding="utf-8")

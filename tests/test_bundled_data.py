@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.constraints import CONSTRAINT_KINDS, HARD, check_hard
+from eval.constraints import CONSTRAINT_KINDS, HARD
+from eval.insttrans.scorer_versions import SCORER_VERSIONS, check_versioned
 from eval.languages import LANGUAGES
 from eval.data import load_rows_from_file
 from eval.insttrans.rows import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, validate_rows
@@ -30,9 +31,10 @@ def test_reference_passes_its_own_hard_rules(row):
     failures = {}
     for cid in row["constraint_ids"]:
         if CONSTRAINT_KINDS[cid] == HARD:
-            verdict = check_hard(cid, row["reference"], row)
-            if not verdict.passed:
-                failures[cid] = verdict.detail
+            for version in SCORER_VERSIONS:  # under every official scorer version (SPEC §7c)
+                verdict = check_versioned(cid, row["reference"], row, version)
+                if not verdict.passed:
+                    failures[f"{cid} ({version})"] = verdict.detail
     assert failures == {}
 
 

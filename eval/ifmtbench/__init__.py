@@ -21,7 +21,7 @@ from eval.ifmtbench.predictions import load_ifmt_predictions
 from eval.ifmtbench.prompt import JUDGE_PARAMS, PROMPT_VERSIONS
 from eval.ifmtbench.report import console_table, failure_lists, report_markdown
 from eval.ifmtbench.report_html import report_html
-from eval.ifmtbench.rows import (ROOT, dataset_files, looks_like_ifmtbench, model_input, release_by_rows,
+from eval.ifmtbench.rows import (RELEASE_FILE_SHA256, ROOT, dataset_files, looks_like_ifmtbench, model_input, release_by_rows,
                                  validate_ifmt_rows)
 from eval.ifmtbench.scoring import judge_requests, score_rows
 
@@ -73,6 +73,7 @@ IFMTBENCH = Benchmark(
     check_config=check_config,
     settings=settings,
     signature_parts=lambda config: (),
+    options={"scorer_version": ("hy-mt2-a42ea25",)},  # one official scorer version (SPEC §7c)
     prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests, params=JUDGE_PARAMS)},
     counters={HARNESS: no_syllable_counter},
     score_rows=score_rows,
@@ -96,6 +97,7 @@ IFMTBENCH = Benchmark(
     leaderboard_value=compare.leaderboard_value,
     dataset_files=dataset_files,
     release_by_rows=release_by_rows,
+    release_files=RELEASE_FILE_SHA256,
     load_predictions=load_ifmt_predictions,
     explorer_view=explorer.explorer_view,
     open_release=open_release,

@@ -24,6 +24,12 @@ REQUIRED_STRINGS = ("md5", "input", "output", "origin_text")
 OPTIONAL_STRINGS = ("instruction_lang", "origin_language", "target_language")  # case_ids and breakdowns read them
 RELEASE_FILES = ("test_single_constraint.jsonl", "test_multi_constraint.jsonl")
 RELEASE_ROW_COUNTS = {"test_single_constraint.jsonl": 4506, "test_multi_constraint.jsonl": 2838}
+# The release files' bytes and SHA-256 as a third-party port pinned them at Hy-MT2 ff1903e (RELEASE-FACTS
+# §0, added 2026-12-06): the release is recognised by them as well as by its row counts.
+RELEASE_FILE_SHA256 = {
+    "test_single_constraint.jsonl": (8478197, "ffaab0947722711e5a7d0c47d6f7931868164ad9a068c253acc7ba909defc691"),
+    "test_multi_constraint.jsonl": (14066944, "c9fb393c49880e688e58515b215e1e586f9b72d143a404546f20de4a01a3e17f"),
+}
 SCHEMA_HINT = "fix the row; docs/ifmtbench.md, 'The row schema', lists every field"
 
 

@@ -1,7 +1,8 @@
 """InstTrans-Bench as a benchmark of the run pipeline (SPEC §1–§11).
 
 Everything that is InstTrans's lives in this package: its rules (`rules`, with the strict
-companion `strict_rules` and what both share, `rule_parts`; eval/constraints.py and
+companion `strict_rules` and what both share, `rule_parts`; the official scorer's versions,
+`scorer_versions`; eval/constraints.py and
 eval/strict_rules.py are the benchmark card's names for them), the row schema and bundled layout
 (`rows`), the Judge prompts (`prompts`), one instance's score (`scoring`), aggregation
 (`metrics`), the strict rates (`strict_summary`), the failure lists (`failures`), report.md

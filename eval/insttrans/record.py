@@ -18,6 +18,7 @@ from eval.insttrans.report import console_table, report_markdown
 from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
 from eval.insttrans.scoring import score_instance
 from eval.predictions import is_missing
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instances, strict_summary
 from eval.types import JudgeItem, JudgeResult
 
@@ -32,6 +33,12 @@ def model_input(row: dict) -> dict:
 def rule_set(config: RunConfig) -> str:
     """The run's hard-rule set (SPEC §7, §7b): chosen with --rule-set, else the original rules."""
     return config.options.get("rule_set", DEFAULT_RULE_SET)
+
+
+def scorer_version(config: RunConfig) -> str:
+    """The official scorer version whose rules the original set applies (SPEC §7c): --scorer-version,
+    the one a release folder was recognised as, else the newest."""
+    return config.options.get("scorer_version", DEFAULT_SCORER_VERSION)
 
 
 def check_config(config: RunConfig) -> list[str]:
@@ -84,7 +91,7 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
     for row in rows:
         prediction = predictions.get(row["case_id"])
         judge = None if verdicts is None or is_missing(prediction) else judge_result(row["case_id"], verdicts)
-        scores.append(score_instance(row, prediction, judge, rules))
+        scores.append(score_instance(row, prediction, judge, rules, scorer_version(config)))
     return scores
 
 
@@ -93,6 +100,34 @@ def strict_metrics(summary: dict, rows: list[dict], predictions: dict, scores: l
     a strict run's own scores are reused, any other run scores the strict rules once more."""
     instances = scores if rule_set(config) == STRICT else strict_instances(rows, predictions)
     add_strict_to_summary(summary, strict_summary(instances))
+
+
+def published_denominators(summary: dict, scores: list[dict], config: RunConfig) -> None:
+    """Under --protocol release with public-v1 (SPEC §7c): beside each hard pass rate, the rate as
+    that version computes it, over the rows with a prediction only (it leaves a missing one out of
+    the denominator; this harness and 2026-10-05 count it as a failure). Only when a row is missing,
+    where the two differ."""
+    from eval.insttrans.rules import HARD
+    from eval.insttrans.scorer_versions import PUBLIC_V1
+    from eval.stats import rounded
+
+    if config.protocol != "release" or scorer_version(config) != PUBLIC_V1:
+        return
+    present = [score for score in scores if score["status"] != "missing"]
+    if len(present) == len(scores):
+        return
+    for cid, entry in summary.get("by_constraint", {}).items():
+        if entry.get("kind") != HARD:
+            continue
+        verdicts = [item["passed"] for score in present for item in score["constraints"] if item["id"] == cid]
+        entry["pass_rate_public_v1"] = rounded(sum(verdicts) / len(verdicts)) if verdicts else None
+        entry["n_public_v1"] = len(verdicts)
+
+
+def companion_metrics(summary: dict, rows: list[dict], predictions: dict, scores: list[dict], config: RunConfig) -> None:
+    """Figures reported beside the scores: the strict rates, and public-v1's own denominators."""
+    strict_metrics(summary, rows, predictions, scores, config)
+    published_denominators(summary, scores, config)
 
 
 def count_syllables(text: str, lang: str) -> int:
@@ -163,8 +198,9 @@ INSTTRANS = Benchmark(
     sort_metrics=("if_score", "hard_pass_rate"),
     leaderboard_columns=leaderboard_columns,
     leaderboard_value=leaderboard_value,
-    options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET))},
-    companion_metrics=strict_metrics,
+    options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET)),
+             "scorer_version": tuple(SCORER_VERSIONS)},  # newest first: the default
+    companion_metrics=companion_metrics,
     clean_hub_row=drop_unset_optionals,
     explorer_view=explorer_view,
     open_release=open_release,

@@ -120,12 +120,13 @@ def soft_prompt(templates: Templates, row: dict, prediction: str, descriptions: 
 # Replies (RELEASE-FACTS §1.5)
 # ---------------------------------------------------------------------------------------------
 
-def soft_scores(text: str, ids: list[str]) -> dict[str, float | None]:
-    """Each id's score as the release reads it; None where it reads none."""
+def soft_scores(text: str, ids: list[str], booleans: bool = True) -> dict[str, float | None]:
+    """Each id's score as the release reads it; None where it reads none. `booleans`: a JSON true
+    or false is a score (1 or 0), as public-v1 reads it; 2026-10-05 reads none there (SPEC §7c)."""
     value = _json_object(text)
     if not isinstance(value, dict):
         return {cid: None for cid in ids}
-    return {cid: _entry_score(value.get(cid)) for cid in ids}
+    return {cid: _entry_score(value.get(cid), booleans) for cid in ids}
 
 
 def _json_object(text: str) -> object:
@@ -146,8 +147,10 @@ def _json_object(text: str) -> object:
         return None
 
 
-def _entry_score(entry: object) -> float | None:
+def _entry_score(entry: object, booleans: bool = True) -> float | None:
     if not isinstance(entry, dict) or "score" not in entry:
+        return None
+    if isinstance(entry["score"], bool) and not booleans:
         return None
     try:
         score = float(entry["score"])
@@ -156,11 +159,11 @@ def _entry_score(entry: object) -> float | None:
     return score if score in (0.0, 0.5, 1.0) else None
 
 
-def soft_validator(ids: list[str]):
+def soft_validator(ids: list[str], booleans: bool = True):
     from eval.judge_client import VerdictError
 
     def validate(text: str) -> dict:
-        scores = soft_scores(text, ids)
+        scores = soft_scores(text, ids, booleans)
         unread = [cid for cid, score in scores.items() if score is None]
         if unread:
             raise VerdictError(f"no valid score for {unread} (the release's reply form)")
@@ -169,7 +172,7 @@ def soft_validator(ids: list[str]):
     return validate
 
 
-def judge_requests(templates: Templates, rows: list[dict], predictions: dict) -> list:
+def judge_requests(templates: Templates, rows: list[dict], predictions: dict, booleans: bool = True) -> list:
     """Per present row, the soft prompt (when it has soft ids) then the quality prompt."""
     from eval.judge_client import JudgeRequest
 
@@ -181,7 +184,7 @@ def judge_requests(templates: Templates, rows: list[dict], predictions: dict) ->
         descriptions = soft_descriptions(templates, row)
         if descriptions:
             requests.append(JudgeRequest(row["case_id"], "soft", soft_prompt(templates, row, prediction, descriptions),
-                                         soft_validator(list(descriptions))))
+                                         soft_validator(list(descriptions), booleans)))
         requests.append(JudgeRequest(row["case_id"], "quality", quality_prompt(templates, row, prediction),
                                      validate_bare_quality))
     return requests
@@ -245,9 +248,14 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
                               "(pass --trust-release-code)")
     versions = {"quality": f"release:{rs.text_sha256(templates.quality + templates.quality_web)[:12]}",
                 "soft": f"release:{rs.text_sha256(templates.soft)[:12]}"}
+    from eval.insttrans.scorer_versions import PUBLIC_V1, recognise_release
+
+    scorer = recognise_release(root)
+    booleans = scorer.version == PUBLIC_V1  # the folder's version reads the replies (SPEC §7c)
     return ReleaseProtocol(
+        scorer_version=scorer.version, scorer_identified_by=scorer.identified_by, scorer_notice=scorer.notice,
         root=Path(root), files=files, examined=EXAMINED,
-        prompt_set=PromptSet(versions, lambda rows, predictions: judge_requests(templates, rows, predictions),
+        prompt_set=PromptSet(versions, lambda rows, predictions: judge_requests(templates, rows, predictions, booleans),
                              shape=lambda settings: request_shape(templates, settings)),
         counter=counter, counter_file=SYLLABLE,
         comparable=tuple(comparable), not_comparable=tuple(not_comparable),

@@ -202,7 +202,7 @@ def without_tags(text: str) -> str:
     return _ANY_ANGLE_SPAN.sub("", head) + text[len(head):]
 
 
-def _check_html_part(prediction: str, row: dict) -> dict:
+def _check_html_part(prediction: str, row: dict, visible: Callable[[str], str] = without_tags) -> dict:
     source_tags, prediction_tags = html_tags(row["source_text"]), html_tags(prediction)
     detail: dict = {"passed": True, "source_tags": len(source_tags),
                     "prediction_tags": len(prediction_tags)}
@@ -211,8 +211,8 @@ def _check_html_part(prediction: str, row: dict) -> dict:
         detail["first_difference"] = _first_difference(source_tags, prediction_tags)
         detail.update(multiset_changes(source_tags, prediction_tags, "missing_tags", "extra_tags", _short))
     if row.get("source_lang") == "zh" and row.get("target_lang") not in ("ja", "zh"):
-        source_visible = without_tags(row["source_text"])
-        prediction_visible = without_tags(prediction)
+        source_visible = visible(row["source_text"])
+        prediction_visible = visible(prediction)
         if source_visible and prediction_visible:
             cjk = len(_CJK_IDEOGRAPH.findall(prediction_visible))
             visible = len(_WHITESPACE.sub("", prediction_visible))
@@ -234,10 +234,11 @@ def _check_markdown_part(prediction: str, source_text: str) -> dict:
     return detail
 
 
-def _check_placeholder_part(prediction: str, source_text: str) -> dict:
+def _check_placeholder_part(prediction: str, source_text: str,
+                            kinds: dict[str, re.Pattern] = PLACEHOLDER_KINDS) -> dict:
     detail: dict = {"passed": True, "source": {}}
     missing: list[str] = []
-    for kind, pattern in PLACEHOLDER_KINDS.items():
+    for kind, pattern in kinds.items():
         wanted = sorted(set(pattern.findall(source_text)))
         if not wanted:
             continue
@@ -250,7 +251,21 @@ def _check_placeholder_part(prediction: str, source_text: str) -> dict:
     return detail
 
 
-def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
+def markdown_triggered(source_text: str) -> bool:
+    """public-v1's Markdown trigger (§7.1): five patterns (a lone `**` among them) or a link."""
+    return _MARKDOWN_TRIGGER.search(source_text) is not None or markdown_has("link", source_text)
+
+
+@dataclass(frozen=True)
+class FormatReading:
+    """Where a scorer version's format_preserve reads a text its own way (SPEC §7.1, §7c)."""
+
+    markdown_trigger: Callable[[str], bool]
+    placeholder_kinds: dict[str, re.Pattern]
+    visible_text: Callable[[str], str]  # what the untranslated-Chinese share is read on
+
+
+def format_preserve_rule(prediction: str, row: dict, reading: FormatReading) -> RuleVerdict:
     """SPEC §7.1: each part the source triggers (JSON, HTML, Markdown, placeholders) must hold.
 
     A source that triggers no part passes; the detail names the parts and what each lost.
@@ -261,13 +276,21 @@ def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
     if source_value is not None:
         parts["json"] = _check_json_part(prediction, source_value[0])
     if HTML_TAG.search(_through_last_gt(source_text)):
-        parts["html"] = _check_html_part(prediction, row)
-    if _MARKDOWN_TRIGGER.search(source_text) or markdown_has("link", source_text):
+        parts["html"] = _check_html_part(prediction, row, reading.visible_text)
+    if reading.markdown_trigger(source_text):
         parts["markdown"] = _check_markdown_part(prediction, source_text)
-    if any(pattern.search(source_text) for pattern in PLACEHOLDER_KINDS.values()):
-        parts["placeholders"] = _check_placeholder_part(prediction, source_text)
+    if any(pattern.search(source_text) for pattern in reading.placeholder_kinds.values()):
+        parts["placeholders"] = _check_placeholder_part(prediction, source_text, reading.placeholder_kinds)
     failed = [name for name, part in parts.items() if not part["passed"]]
     return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
+
+
+PUBLIC_V1_FORMAT = FormatReading(markdown_triggered, PLACEHOLDER_KINDS, without_tags)
+
+
+def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
+    """format_preserve as public-v1 reads it (SPEC §7.1 as written)."""
+    return format_preserve_rule(prediction, row, PUBLIC_V1_FORMAT)
 
 
 def _explain_json_part(part: dict) -> str:
@@ -309,7 +332,8 @@ def explain_format_preserve(detail: dict) -> str:
 
 
 def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
-    """SPEC §7.2: longer-shown lines must not get fewer syllables (pairwise, concordance ≥ 0.9).
+    """SPEC §7.2 (public-v1): longer-shown lines must not get fewer syllables (pairwise,
+    concordance ≥ 0.9); a missing or empty-valued key is an empty line.
 
     Counts come from eval/syllable/ in the target language (§8), imported here so the other
     rules work without it.
@@ -376,10 +400,11 @@ def _standalone_term(term: str) -> re.Pattern:
     return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
 
 
-def check_term_compliance(prediction: str, row: dict) -> RuleVerdict:
+def check_term_compliance(prediction: str, row: dict,
+                          occurs: Callable[[str, str], bool] = term_occurs) -> RuleVerdict:
     """SPEC §7.3: every glossary target term occurs in the prediction, case-sensitive."""
     terms = glossary_terms(row)
-    missing = [term for term in terms if not term_occurs(term, prediction)]
+    missing = [term for term in terms if not occurs(term, prediction)]
     detail: dict = {"terms": terms, "missing": missing}
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"
@@ -445,7 +470,12 @@ def _has_table_line(text: str) -> bool:
     return any(line.count("|") >= 2 for line in text.splitlines())
 
 
-def check_layout_break(prediction: str, row: dict) -> RuleVerdict:
+def starts_indented(text: str) -> bool:
+    """public-v1's indent flag (§7.5): the text begins with whitespace, a line break included."""
+    return text[:1].isspace()
+
+
+def check_layout_break(prediction: str, row: dict, indented: Callable[[str], bool] = starts_indented) -> RuleVerdict:
     """SPEC §7.5: equal `\\n` counts, the same leading-whitespace flag, table rows kept."""
     source_text = row["source_text"]
     features = layout_features(row)
@@ -457,7 +487,7 @@ def check_layout_break(prediction: str, row: dict) -> RuleVerdict:
         if source_count != prediction_count:
             failed.append("newlines")
     if "indent" in features:
-        source_indented, prediction_indented = source_text[:1].isspace(), prediction[:1].isspace()
+        source_indented, prediction_indented = indented(source_text), indented(prediction)
         detail["indent"] = {"source": source_indented, "prediction": prediction_indented}
         if source_indented != prediction_indented:
             failed.append("indent")
@@ -487,6 +517,142 @@ def explain_layout_break(detail: dict) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The 2026-10-05 scorer version (SPEC §7c; docs/protocol.md lists each difference with an example).
+# Every other reading is public-v1's, so these rules reuse the parts above.
+# ---------------------------------------------------------------------------------------------
+
+# The Markdown trigger starts on the shapes the feature check reads: a whole emphasis span (which
+# a bold one is too), an ordered-list line and a pipe-table line join heading, backtick, list,
+# quote and link; a `**` with nothing closed after it no longer starts the check.
+_MARKDOWN_TRIGGER_1005 = re.compile(r"^#{1,6}\s|`|^[-*+]\s|^\d+\.\s|^>\s", re.MULTILINE)
+
+
+def markdown_triggered_1005(source_text: str) -> bool:
+    return (_MARKDOWN_TRIGGER_1005.search(source_text) is not None
+            or any(markdown_has(feature, source_text) for feature in ("italic", "table", "link")))
+
+
+# `$` + digits (a price, `$1`) is no placeholder any more; `$name` and `%(name)s` are.
+PLACEHOLDER_KINDS_1005: dict[str, re.Pattern] = {
+    "name": PLACEHOLDER_KINDS["name"],
+    "double_brace": PLACEHOLDER_KINDS["double_brace"],
+    "printf": PLACEHOLDER_KINDS["printf"],
+    "named_printf": re.compile(r"%\([a-zA-Z_][a-zA-Z0-9_]*\)[dsf]"),
+    "dollar_name": re.compile(r"\$[a-zA-Z_][a-zA-Z0-9_]*"),
+}
+
+_CODE_ELEMENT_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.IGNORECASE)
+_CODE_ELEMENT_CLOSE = re.compile(r"</(script|style)>", re.IGNORECASE)
+
+
+def _backreference_key(name: str) -> str:
+    """What a case-insensitive backreference compares: each character's simple lower case (the
+    first character of its full one), so `İ` equals `i` there while `ſ` does not equal `s`."""
+    return "".join(char.lower()[:1] for char in name)
+
+
+def without_code_elements(text: str) -> str:
+    """`text` with each `<script …>…</script>` / `<style …>…</style>` element replaced by a space,
+    as the 2026-10-05 scorer drops them before the untranslated-Chinese share: its pattern
+    `<(script|style)\\b[^>]*>.*?</\\1>` (any case, across lines), restated.
+
+    The closing tag is the nearest one that equals the opening name as a case-insensitive
+    backreference does. Linear where the backtracking pattern is not: an opener that finds no such
+    closing tag fails, and so does every later opener of the same name, so each name is given up
+    after one failure."""
+    pieces: list[str] = []
+    kept_from = position = 0
+    given_up: set[str] = set()
+    while True:
+        opener = _CODE_ELEMENT_OPEN.search(text, position)
+        if opener is None:
+            break
+        key = _backreference_key(opener.group(1))
+        closer = None
+        if key not in given_up:
+            for candidate in _CODE_ELEMENT_CLOSE.finditer(text, opener.end()):
+                if _backreference_key(candidate.group(1)) == key:
+                    closer = candidate
+                    break
+        if closer is None:
+            given_up.add(key)
+            position = opener.start() + 1
+            continue
+        pieces.append(text[kept_from:opener.start()])
+        pieces.append(" ")
+        kept_from = position = closer.end()
+    pieces.append(text[kept_from:])
+    return "".join(pieces)
+
+
+def visible_text_1005(text: str) -> str:
+    return without_tags(without_code_elements(text))
+
+
+FORMAT_1005 = FormatReading(markdown_triggered_1005, PLACEHOLDER_KINDS_1005, visible_text_1005)
+
+
+def check_format_preserve_1005(prediction: str, row: dict) -> RuleVerdict:
+    """format_preserve as the 2026-10-05 scorer reads it (SPEC §7c)."""
+    return format_preserve_rule(prediction, row, FORMAT_1005)
+
+
+def first_line_indented(text: str) -> bool:
+    """2026-10-05's indent flag: the first line (up to the first `\n`) begins with whitespace, so a
+    text that opens with a line break is not indented."""
+    return text[:1].isspace() and text[:1] != "\n"
+
+
+check_layout_break_1005 = partial(check_layout_break, indented=first_line_indented)
+
+# Scripts written without spaces between words (Thai, CJK punctuation, kana, Han, Hangul and their
+# extensions): a term holding one of them is a plain substring, and a neighbour of them does not
+# block the word-boundary match of any other term.
+NO_SPACE_SCRIPTS = ("\u0e00-\u0e7f\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3400-\u4dbf"
+                    "\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f"
+                    "\ud7b0-\ud7ff\uffa0-\uffdc\U0001aff0-\U0001afff\U0001b000-\U0001b16f"
+                    "\U00020000-\U0002ee5f\U0002f800-\U0002fa1d\U00030000-\U000323af")
+_NO_SPACE_CHAR = re.compile(f"[{NO_SPACE_SCRIPTS}]")
+
+
+def term_occurs_1005(term: str, prediction: str) -> bool:
+    if _NO_SPACE_CHAR.search(term):
+        return term in prediction
+    return _bounded_term_1005(term).search(prediction) is not None
+
+
+@lru_cache(maxsize=4096)
+def _bounded_term_1005(term: str) -> re.Pattern:
+    return re.compile(rf"(?:(?<!\w)|(?<=[{NO_SPACE_SCRIPTS}])){re.escape(term)}"
+                      rf"(?:(?!\w)|(?=[{NO_SPACE_SCRIPTS}]))")
+
+
+check_term_compliance_1005 = partial(check_term_compliance, occurs=term_occurs_1005)
+
+
+def check_syllable_order_1005(prediction: str, row: dict) -> RuleVerdict:
+    """syllable_order as the 2026-10-05 scorer reads it: every key "1".."N" must hold a string
+    with a non-blank character (else the rule fails, before the fewer-than-two-lines pass)."""
+    durations = row.get("duration_s") or []
+    if not durations:
+        return RuleVerdict(True, {"note": "no durations"})
+    value, problem = prediction_json(prediction)
+    if problem:
+        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
+    if not isinstance(value, dict):
+        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, not an object"})
+    lines: list[str] = []
+    for number in range(1, len(durations) + 1):
+        line = value.get(str(number))
+        if not isinstance(line, str) or not line.strip():
+            what = ("missing" if str(number) not in value
+                    else f"a JSON {json_type(line)}, not a string" if not isinstance(line, str) else "blank")
+            return RuleVerdict(False, {"error": f'line "{number}" is {what}', "line": number})
+        lines.append(line)
+    return syllable_concordance(lines, durations, row["target_lang"])
+
+
+# ---------------------------------------------------------------------------------------------
 # The table: one row per constraint id (SPEC §4, §5, §7, §10)
 # ---------------------------------------------------------------------------------------------
 
@@ -502,7 +668,8 @@ class Constraint:
     id: str
     kind: str                                 # HARD (a rule decides) or SOFT (the Judge does)
     keywords: tuple[str, ...] = ()            # §5: the words that mark a line as stating it
-    rule: HardRule | None = None              # hard: the original scorer's rule (§7)
+    rule: HardRule | None = None              # hard: the original scorer's rule, as its newest version
+                                              # reads it (§7c; eval/insttrans/scorer_versions.py has each)
     explain: Explain | None = None            # hard: why `rule` failed, from its detail
     strict_rule: HardRule | None = None       # hard: the strict companion rule (§7b)
     strict_explain: Explain | None = None     # hard: why `strict_rule` failed
@@ -512,12 +679,12 @@ class Constraint:
 
 # In the SPEC's order. format_preserve and syllable_order lines carry no keyword the rules read.
 CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
-    Constraint("format_preserve", HARD, rule=check_format_preserve, explain=explain_format_preserve,
+    Constraint("format_preserve", HARD, rule=check_format_preserve_1005, explain=explain_format_preserve,
                strict_rule=strict.check_format_preserve_strict, strict_explain=strict.explain_format_preserve_strict,
                on_social_rows=True),
-    Constraint("syllable_order", HARD, rule=check_syllable_order, explain=explain_concordance,
+    Constraint("syllable_order", HARD, rule=check_syllable_order_1005, explain=explain_concordance,
                strict_rule=strict.check_syllable_order_strict, strict_explain=strict.explain_syllable_order_strict),
-    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance,
+    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance_1005,
                explain=explain_term_compliance,
                # the strict rule reads the terms with the same §5 reader as the original's
                strict_rule=partial(strict.check_term_compliance_strict, glossary_terms=glossary_terms),
@@ -525,7 +692,7 @@ CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
     Constraint("social_preserve", HARD, ("社交元素",), rule=check_social_preserve, explain=explain_social_preserve,
                strict_rule=strict.check_social_preserve_strict, strict_explain=strict.explain_social_preserve_strict,
                on_social_rows=True),
-    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break, explain=explain_layout_break,
+    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break_1005, explain=explain_layout_break,
                strict_rule=strict.check_layout_break_strict, strict_explain=strict.explain_layout_break_strict),
     Constraint("style_consistency", SOFT, ("语体", "风格"), rubric={
         "subject": "the register (casual, neutral or formal) the requirement asks for",
@@ -563,7 +730,8 @@ HARD_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == HARD)
 SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
 SOCIAL_ONLY_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.on_social_rows)  # bundled convention (§3)
 
-# The registry: rule set -> hard id -> rule, read off the table. "original" is the protocol's; the
+# The registry: rule set -> hard id -> rule, read off the table. "original" is the protocol's (the
+# newest scorer version's rules; another version's are in eval/insttrans/scorer_versions.py); the
 # strict set stands beside it (SPEC §7b) and never replaces it.
 RULE_SETS: dict[str, dict[str, HardRule]] = {
     "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
@@ -582,5 +750,6 @@ def explain(constraint_id: str, detail: dict, rule_set: str = DEFAULT_RULE_SET) 
 
 
 def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = DEFAULT_RULE_SET) -> RuleVerdict:
-    """Run one hard rule of a rule set on a non-missing prediction."""
+    """Run one hard rule of a rule set on a non-missing prediction (the original set: the newest
+    scorer version's; eval.insttrans.scorer_versions.check_hard takes a version)."""
     return RULE_SETS[rule_set][constraint_id](prediction, row)

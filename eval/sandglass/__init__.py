@@ -118,6 +118,7 @@ SANDGLASS = Benchmark(
     check_config=check_config,
     settings=settings,
     signature_parts=signature_parts,
+    options={"scorer_version": ("release-3686ba4",)},  # one official scorer version (SPEC §7c; release.SCORER_VERSION)
     prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests)},
     counters=COUNTERS,
     score_rows=score_rows,

@@ -31,6 +31,37 @@ EXAMINED = {  # SHA-256 of the copy the facts were checked on (RELEASE-FACTS §0
     COUNTER_FILE: "4af929c087917357276e148fdf48177d39e95d44311ff11e43ecae8cfab9bbab",
     f"{COUNTER_SIBLING}.py": "e34538d86cb95c3fc2fbbc9182c88a3aa8260248705a20fb3635c88a9ceed776",
 }
+# SHA-256 of the files the Sandglass release manifest lists (RELEASE-FACTS §0, "the copies that match
+# the Sandglass release manifest"): they recognise the release's scorer, its one version (SPEC §7c).
+SCORER_VERSION = "release-3686ba4"
+MANIFEST = {
+    EVALUATE: "a830540726b1051568e934d19c929190bcf98e4eb7eab15d4ecc14fd94054161",
+    COUNTER_FILE: "48837eef20c49f82c38bb6a7531d5f411e0cfdcc44a8957fa9f33051b2f982f8",
+    f"{COUNTER_SIBLING}.py": "101cf92b0ebd27a9cc4074cf3420129e5643e81b3f0a309c8ef24d9bcfe9ccb7",
+}
+_SCORER_FILE_LIMIT = 1 << 20  # the three files are under 50 KB; a larger one is no known copy
+
+
+def recognise_scorer(root: Path) -> tuple[str, str | None]:
+    """(how the scorer was identified, the one-line notice when it was not): the three scorer files
+    by the manifest's SHA-256, or by the later copy's the facts examined; anything else is unknown."""
+    digests = {}
+    for name in MANIFEST:
+        path = Path(root) / name
+        try:
+            digests[name] = rs.file_sha256(path) if path.stat().st_size <= _SCORER_FILE_LIMIT else "too large"
+        except OSError:
+            digests[name] = "missing"
+    listed = ", ".join(MANIFEST)
+    if digests == MANIFEST:
+        return f"sha256 of {listed} (the release manifest's)", None
+    if all(digests[name] == EXAMINED[name] for name in MANIFEST):
+        return f"sha256 of {listed} (a later copy than the release manifest's, the one RELEASE-FACTS examined)", None
+    differing = ", ".join(f"{name} ({digests[name][:12]})" for name in MANIFEST if digests[name] != MANIFEST[name])
+    return "unknown", (f"{differing} match no known Sandglass scorer; scoring with its one known version, "
+                       f"{SCORER_VERSION}")
+
+
 # SHA-256 of each piece as the facts' own AST reader read it (RELEASE-FACTS §2.1).
 EXAMINED_TEMPLATES = {
     "JUDGE_PROMPT": "707c2785f6fcf807888d6f7be5d504116f8bfbda4072011afaf9bca952f84784",
@@ -150,7 +181,9 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     else:
         not_comparable.append(f"{PUBLISHED} {syllable_metrics}: counted by this harness's counter, not "
                               f"{COUNTER_FILE} (pass --trust-release-code)")
+    identified_by, notice = recognise_scorer(root)
     return ReleaseProtocol(
+        scorer_version=SCORER_VERSION, scorer_identified_by=identified_by, scorer_notice=notice,
         root=Path(root), files=files, examined=EXAMINED,
         prompt_set=PromptSet({"sandglass_quality": "release:" + rs.text_sha256(
             templates.prompt + "".join(text for _, text in templates.branches.values()))[:12]},
