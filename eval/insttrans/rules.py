@@ -18,6 +18,7 @@ import eval.insttrans.strict_rules as strict
 from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json,
                                        prediction_json, short, source_json, multiset_changes, syllable_concordance)
 from eval.reasons import listed
+from eval.substrings import occurring
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -349,6 +350,7 @@ def glossary_terms(row: dict) -> list[str]:
     Validation uses it too: a term_compliance row for which this is empty is a data error (§1).
     """
     terms: list[str] = []
+    seen: set[str] = set()  # alongside the ordered list: a membership test per term is not a scan
     for line in row["constraints"]:
         if not line_states(line, "term_compliance"):
             continue
@@ -359,7 +361,8 @@ def glossary_terms(row: dict) -> list[str]:
             if "→" not in piece:
                 continue
             term = piece.split("→", 1)[1].strip()
-            if term and term not in terms:
+            if term and term not in seen:
+                seen.add(term)
                 terms.append(term)
     return terms
 
@@ -371,6 +374,11 @@ def term_occurs(term: str, prediction: str) -> bool:
     return _standalone_term(term).search(prediction) is not None
 
 
+def _is_standalone_term(term: str) -> bool:
+    """term_occurs's choice: a term with no CJK or kana needs no `\\w` on either side."""
+    return _CJK_OR_KANA.search(term) is None
+
+
 @lru_cache(maxsize=4096)
 def _standalone_term(term: str) -> re.Pattern:
     return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
@@ -379,7 +387,8 @@ def _standalone_term(term: str) -> re.Pattern:
 def check_term_compliance(prediction: str, row: dict) -> RuleVerdict:
     """SPEC §7.3: every glossary target term occurs in the prediction, case-sensitive."""
     terms = glossary_terms(row)
-    missing = [term for term in terms if not term_occurs(term, prediction)]
+    present = occurring(terms, prediction, standalone=_is_standalone_term)  # term_occurs, in one pass
+    missing = [term for term in terms if term not in present]
     detail: dict = {"terms": terms, "missing": missing}
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"
@@ -396,6 +405,7 @@ def explain_term_compliance(detail: dict) -> str:
 def social_elements(row: dict) -> list[str]:
     """The elements of every `社交元素` line (§7.4): after the first `:` (else the first `：`)."""
     elements: list[str] = []
+    seen: set[str] = set()
     for line in row["constraints"]:
         if not line_states(line, "social_preserve"):
             continue
@@ -407,7 +417,8 @@ def social_elements(row: dict) -> list[str]:
             continue
         for piece in _LIST_SEPARATORS.split(listed):
             element = piece.strip()
-            if element and element not in elements:
+            if element and element not in seen:
+                seen.add(element)
                 elements.append(element)
     return elements
 
@@ -415,7 +426,8 @@ def social_elements(row: dict) -> list[str]:
 def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
     """SPEC §7.4: each listed social element occurs verbatim; no element listed passes."""
     elements = social_elements(row)
-    missing = [element for element in elements if element not in prediction]
+    present = occurring(elements, prediction)  # `element in prediction` for each, in one pass
+    missing = [element for element in elements if element not in present]
     detail: dict = {"elements": elements, "missing": missing}
     if not elements:
         detail["note"] = "no social element in the constraint lines"
