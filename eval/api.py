@@ -128,6 +128,14 @@ def _check_one(name: str, action: argparse.Action, value: object) -> None:
         raise _value_error(name, value, accepted)
 
 
+def keyword_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """The keywords `evaluate` takes: every long flag with `_` for `-`, but those that print and
+    exit (--help, --version) and the two positional arguments."""
+    return {flag[2:].replace("-", "_"): action for flag, action in parser._option_string_actions.items()
+            if flag.startswith("--") and flag not in ("--predictions", "--output-dir")
+            and not isinstance(action, (argparse._HelpAction, argparse._VersionAction))}
+
+
 def checked_options(parser: argparse.ArgumentParser, options: dict) -> dict:
     """`options` with every value checked against its flag's kind and choices, before anything
     runs: a switch takes a bool, an int flag an int (not a bool), a choice one of its choices.
@@ -135,8 +143,7 @@ def checked_options(parser: argparse.ArgumentParser, options: dict) -> dict:
     from eval.errors import ConfigError
     from eval.flags import unknown_flag_message
 
-    actions = {flag[2:].replace("-", "_"): action for flag, action in parser._option_string_actions.items()
-               if flag.startswith("--") and flag != "--help"}
+    actions = keyword_actions(parser)
     for name, value in options.items():
         action = actions.get(name)
         if action is None:
