@@ -78,7 +78,7 @@ def load_run(output_dir: str | Path) -> RunResult:
 def flags_of(options: dict) -> list[str]:
     """`{"judge_model": "m", "skip_judge": True, "limit": 5}` → `--judge-model=m --skip-judge --limit=5`.
 
-    Values are not checked here (`checked_flags` does that against a parser)."""
+    Values are not checked here (`checked_options` does that against a parser)."""
     argv = []
     for name, value in options.items():
         flag = "--" + name.replace("_", "-")
@@ -92,14 +92,15 @@ def flags_of(options: dict) -> list[str]:
 
 
 def _kind_of(action: argparse.Action) -> str:
-    """What a flag's value must be in Python: "switch", "int", "float", "path" or "text"."""
+    """What a flag's value must be in Python: "switch", "int", "float", "path", "text", or "other"
+    (a flag with a converter of its own: a str or a number, which argparse then converts)."""
     if action.nargs == 0:
         return "switch"
-    return {int: "int", float: "float", Path: "path"}.get(action.type, "text")
+    return {int: "int", float: "float", Path: "path", None: "text", str: "text"}.get(action.type, "other")
 
 
 _KIND_WORDS = {"switch": "True or False", "int": "an int", "float": "a number (int or float)",
-               "path": "a path (str or os.PathLike)", "text": "a str"}
+               "path": "a path (str or os.PathLike)", "text": "a str", "other": "a str or a number"}
 
 
 def _value_error(name: str, value: object, accepted: str) -> "ConfigError":
@@ -122,8 +123,10 @@ def _check_one(name: str, action: argparse.Action, value: object) -> None:
         good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     elif kind == "path":
         good = isinstance(value, (str, os.PathLike)) and str(value) != ""
-    else:
+    elif kind == "text":
         good = isinstance(value, str)
+    else:
+        good = isinstance(value, (str, int, float)) and not isinstance(value, bool)
     if not good or (action.choices is not None and value not in action.choices):
         raise _value_error(name, value, accepted)
 

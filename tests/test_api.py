@@ -54,7 +54,7 @@ def test_the_table_covers_every_keyword_of_today():
     assert set(BAD) <= set(keyword_actions(evaluate_parser()))
 
 
-GENERIC_BAD = {"switch": "yes", "int": "1", "float": "1.5", "path": 5, "text": 5}
+GENERIC_BAD = {"switch": "yes", "int": "1", "float": "1.5", "path": 5, "text": 5, "other": [5]}
 
 
 @pytest.mark.parametrize("name", sorted(keyword_actions(evaluate_parser())))
