@@ -1,12 +1,13 @@
 """Hostile predictions (docs/testing.md): the time every hard rule of both sets and the syllable counter
 take on the degenerate outputs of issue 21, and on repeated tokens of growing size.
 
-Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000]
+Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000] [--lists [--items 10000,40000]]
 
 `--shapes` times each named shape on the bundled row it targets (every hard rule of both sets,
 then the whole row written as a scores.jsonl line); `--sweep` times each rule and counter on
 predictions of the given sizes in KB and prints the ratio between consecutive sizes (10 means
-linear). Figures are in docs/testing.md. tests/test_hostile_input.py runs the same builders.
+linear); `--lists` times each rule and validator that reads a list (a glossary line, social
+elements, a term_dict, assets) at the given numbers of items. Figures are in docs/testing.md. tests/test_hostile_input.py runs the same builders.
 """
 
 from __future__ import annotations
@@ -143,6 +144,71 @@ def sweep_cases():
     return cases
 
 
+# --- lists: a constraint line or term_dict of n items (issue 34 item 13) -------------------------
+
+GLOSSARY_ROW = "itb-social-011"  # any bundled row: its constraint lines are replaced
+
+
+def list_cases():
+    """(label, build(n) -> callable): each rule and validator that reads a list of n items, on a
+    prediction holding every item (the worst case for a per-item search: each one is found late)."""
+    from eval.ifmtbench.labels import LABELS
+    from eval.ifmtbench.rows import row_warnings as ifmt_row_warnings
+    from eval.ifmtbench.rules import check_assets, check_glossary
+    from eval.insttrans.rows import row_warnings
+    from eval.insttrans.rules import RULE_SETS
+
+    base = bundled_rows()[GLOSSARY_ROW]
+
+    def insttrans(constraint_id: str, rule_set: str, validate: bool = False):
+        def build(n: int):
+            if constraint_id == "term_compliance":
+                items = [f"term{i}" for i in range(n)]
+                line = "术语对照：" + "、".join(f"源{i}→{item}" for i, item in enumerate(items))
+            else:
+                items = [f"#topic{i}#" for i in range(n)]
+                line = "保留社交元素：" + "、".join(items)
+            row = {**base, "constraints": [line], "constraint_ids": [constraint_id]}
+            prediction = " ".join(items)
+            if validate:
+                return lambda: row_warnings(row)
+            return lambda: RULE_SETS[rule_set][constraint_id](prediction, row)
+        return build
+
+    def ifmtbench(kind: str):
+        def build(n: int):
+            targets = {f"t{i}": [f"candidate{i}a", f"candidate{i}b"] for i in range(n)}
+            output = " ".join(f"candidate{i}a" for i in range(n))
+            row = {"output": output, "term_dict": targets, "meta_data": {"extracted_assets": [f"`a{i}`" for i in range(n)]}}
+            response = " ".join(f"candidate{i}b `a{i}`" for i in range(n))
+            if kind == "glossary":
+                return lambda: check_glossary(row, response)
+            if kind == "assets":
+                return lambda: check_assets(row, response)
+            label = next(name for name, entry in LABELS.items() if entry[0] == "glossary")
+            return lambda: ifmt_row_warnings(row, [label], {}, targets)
+        return build
+
+    return [("InstTrans original term_compliance", insttrans("term_compliance", "original")),
+            ("InstTrans strict term_compliance", insttrans("term_compliance", "strict")),
+            ("InstTrans original social_preserve", insttrans("social_preserve", "original")),
+            ("InstTrans glossary row validation", insttrans("term_compliance", "original", validate=True)),
+            ("IFMTBench glossary", ifmtbench("glossary")),
+            ("IFMTBench assets", ifmtbench("assets")),
+            ("IFMTBench glossary row validation", ifmtbench("validation"))]
+
+
+def time_list_case(build, n: int, repeats: int = 3) -> float:
+    """The best of `repeats` timings of one list case at n items (building the input not counted)."""
+    call = build(n)
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", action="store_true", help="time the named hostile shapes")
@@ -150,7 +216,19 @@ def main() -> int:
     parser.add_argument("--sizes", default="10,100,1000", help="sweep sizes in KB (default 10,100,1000)")
     parser.add_argument("--only", default="", help="only the shapes whose name contains this")
     parser.add_argument("--verbose", action="store_true", help="print every sweep case as it is timed")
+    parser.add_argument("--lists", action="store_true",
+                        help="time the rules and validators that read a list (a glossary of n items)")
+    parser.add_argument("--items", default="10000,40000", help="list sizes for --lists (default 10000,40000)")
     args = parser.parse_args()
+    if args.lists:
+        sizes = [int(size) for size in args.items.split(",")]
+        print("| list read by | " + " | ".join(f"{n:,} items" for n in sizes) + " | ratio |")
+        print("|---|" + "---:|" * (len(sizes) + 1))
+        for label, build in list_cases():
+            seconds = [time_list_case(build, n, repeats=1) for n in sizes]
+            print(f"| {label} | " + " | ".join(f"{s:.3f} s" for s in seconds)
+                  + f" | {seconds[-1] / max(seconds[0], 1e-3):.1f} |", flush=True)
+        return 0
     if not (args.shapes or args.sweep):
         args.shapes = True
     if args.shapes:
