@@ -32,6 +32,11 @@ class SourceFile:
     path: Path
     sha256: str
     tree: ast.Module = field(repr=False)
+    index: "_Index" = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.index is None:
+            object.__setattr__(self, "index", _build_index(self.tree))
 
 
 def release_error(what: str, expected: str, found: str) -> ConfigError:
@@ -216,10 +221,11 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _mutations(tree: ast.AST, name: str) -> list[ast.AST]:
-    """Anywhere in `tree`: `name[...] = / += / del`, `name.attr = ...` and `name.<mutator>(...)`, and the
-    calls that can bind any name (globals(), exec, setattr, ...)."""
-    found: list[ast.AST] = []
+def _mutations(tree: ast.AST) -> tuple[dict[str, list[ast.AST]], list[ast.AST]]:
+    """Anywhere in `tree`, by the name they change: `name[...] = / += / del`, `name.attr = ...` and
+    `name.<mutator>(...)`; and apart, the calls that can bind any name (globals(), exec, setattr, ...)."""
+    changed: dict[str, list[ast.AST]] = {}
+    dynamic: list[ast.AST] = []
     for node in ast.walk(tree):
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.Delete)):
@@ -228,15 +234,45 @@ def _mutations(tree: ast.AST, name: str) -> list[ast.AST]:
             targets = [node.target]
         elif isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in _MUTATORS and _root_name(func.value) == name:
-                found.append(node)
+            if isinstance(func, ast.Attribute) and func.attr in _MUTATORS:
+                changed.setdefault(_root_name(func.value) or "", []).append(node)
             elif isinstance(func, ast.Name) and func.id in _DYNAMIC:
-                found.append(node)
+                dynamic.append(node)
         elif isinstance(node, ast.Attribute) and node.attr == "modules" and _root_name(node) == "sys":
-            found.append(node)
-        found += [node for target in targets
-                  if isinstance(target, (ast.Subscript, ast.Attribute)) and _root_name(target) == name]
-    return found
+            dynamic.append(node)
+        for target in targets:
+            if isinstance(target, (ast.Subscript, ast.Attribute)):
+                changed.setdefault(_root_name(target) or "", []).append(node)
+    return changed, dynamic
+
+
+@dataclass
+class _Index:
+    """Every binding and change of a name in one file, found in one pass (each name read is then
+    checked in time proportional to its own bindings, never to the file)."""
+
+    module: dict[str, list[tuple[ast.AST, str]]]  # module-level bindings in order; "*": star imports
+    inner: dict[str, list[ast.AST]]               # `global` declarations and locals inside functions and classes
+    changed: dict[str, list[ast.AST]]
+    dynamic: list[ast.AST]
+    top: frozenset[int]                           # id() of the module's own statements
+
+
+def _build_index(tree: ast.Module) -> _Index:
+    module: dict[str, list[tuple[ast.AST, str]]] = {}
+    for node, name, how in _scope_bindings(tree.body):
+        module.setdefault(name, []).append((node, how))
+    inner: dict[str, list[ast.AST]] = {}
+    for scope in ast.walk(tree):
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for node in _scope_nodes(scope.body):
+                if isinstance(node, ast.Global):
+                    for name in node.names:
+                        inner.setdefault(name, []).append(node)
+            for node, name, _ in _scope_bindings(scope.body):
+                inner.setdefault(name, []).append(node)
+    changed, dynamic = _mutations(tree)
+    return _Index(module, inner, changed, dynamic, frozenset(id(node) for node in tree.body))
 
 
 def _described(node: ast.AST) -> str:
@@ -270,22 +306,17 @@ def _sole_binding(source: SourceFile, name: str, kinds: tuple[type, ...], kind_n
     file binds it again (at module level, through `global`, or as a local that shadows it inside a
     function), changes it in place or can bind it unseen; anything else is exit 2 naming the later
     binding. `missing` is (expected, found) for a name bound nowhere; None returns None then."""
-    tree = source.tree
+    index = source.index
     where = f"{source.relpath}: {name}"
-    module = _scope_bindings(tree.body)
-    bound = [(node, how) for node, bound_name, how in module if bound_name in (name, "*")]
-    if not any(bound_name == name for _, bound_name, _ in module):
+    if name not in index.module:
         if missing is None:
             return None
         raise release_error(source.relpath, *missing)
-    inner: list[ast.AST] = []
-    for scope in ast.walk(tree):
-        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            inner += [node for node in _scope_nodes(scope.body) if isinstance(node, ast.Global) and name in node.names]
-            inner += [node for node, bound_name, _ in _scope_bindings(scope.body) if bound_name == name]
-    _refuse_more(where, name, bound, inner + _mutations(tree, name))
+    stars = index.module.get("*", [])
+    bound = sorted(index.module[name] + stars, key=lambda pair: (getattr(pair[0], "lineno", 0), getattr(pair[0], "col_offset", 0)))
+    _refuse_more(where, name, bound, index.inner.get(name, []) + index.changed.get(name, []) + index.dynamic)
     node = bound[0][0]
-    if not isinstance(node, kinds) or node not in tree.body:
+    if not isinstance(node, kinds) or id(node) not in index.top:
         raise _rebound(where, name, node, f"is bound by something other than {kind_name} at the module's level")
     return node
 
@@ -345,7 +376,8 @@ def local_literal(source: SourceFile, function_name: str, variable: str) -> obje
                 if isinstance(node, (ast.Global, ast.Nonlocal)) and variable in node.names]
     if not bound:
         raise release_error(f"{source.relpath}: {function_name}", f"a local assignment to {variable}", "none")
-    _refuse_more(where, variable, bound, declared + _mutations(body, variable))
+    changed, dynamic = _mutations(body)
+    _refuse_more(where, variable, bound, declared + changed.get(variable, []) + dynamic)
     node, _ = bound[0]
     if not isinstance(node, ast.Assign) or node not in body.body:
         raise _rebound(where, variable, node, "is bound by something other than a plain assignment at the function's level")
@@ -481,6 +513,7 @@ def environment_defaults(source: SourceFile) -> dict[str, object]:
     the release uses could be another."""
     defaults: dict[str, object] = {}
     lines: dict[str, int] = {}
+    checked: set[str] = set()
     holders = {id(node): statement for statement in source.tree.body for node in ast.walk(statement)}
     for node in ast.walk(source.tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 2):
@@ -498,7 +531,9 @@ def environment_defaults(source: SourceFile) -> dict[str, object]:
             lines[name.value] = node.lineno
             holder = holders.get(id(node))
             for held in (_assigned_names(holder) if holder is not None else []):
-                _sole_binding(source, held, (ast.Assign, ast.AnnAssign), "an assignment")
+                if held not in checked:
+                    checked.add(held)
+                    _sole_binding(source, held, (ast.Assign, ast.AnnAssign), "an assignment")
     return defaults
 
 

@@ -281,3 +281,31 @@ def test_the_depth_walk_stops_at_the_bound():
     depth, node = rs._depth(tree)
     assert depth == rs.MAX_DEPTH + 1 and node.lineno == 1
     assert rs._depth(ast.parse("X = 1\n"))[0] < 10
+
+
+def _best_of_three(action) -> float:
+    import time
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return max(best, 1e-3)  # a floor: noise on a shared machine
+
+
+def test_the_binding_checks_are_linear_in_the_file(tmp_path):
+    """Each name read is checked against an index built in one pass: ten times the settings and the
+    functions take about ten times as long (a check per name over the whole file would be 100)."""
+    def folder(count: int) -> Path:
+        root = rf.make_ifmtbench_release(tmp_path / f"IFMTBench-{count}")
+        settings = "".join(f'S{i} = int(os.environ.get("SYNTH_{i}", "{i}"))\n' for i in range(count))
+        functions = "".join(f"def f{i}(row):\n    local = {{}}\n    local['k'] = row\n    return local\n"
+                            for i in range(count // 4))
+        (root / "config.py").write_text(rf.if_config_py() + settings + functions, encoding="utf-8")
+        assert (root / "config.py").stat().st_size < rs.MAX_SOURCE_BYTES
+        return root
+
+    small, large = folder(180), folder(1800)
+    assert IfTemplates(large).params["top_p"] == 0.6
+    ratio = _best_of_three(lambda: IfTemplates(large)) / _best_of_three(lambda: IfTemplates(small))
+    assert ratio < 40, ratio
