@@ -259,24 +259,47 @@ def check_score_row(row: object) -> None:
     _expect(row.get("status"), (str, type(None)), "status", "a string")
 
 
+def _fails(probe, run: Run) -> BaseException | None:
+    try:
+        probe(run)
+    except BROKEN as error:
+        return error
+    return None
+
+
+def _failing_row(probe, run: Run, case_ids: list[str]) -> tuple[str, BaseException] | None:
+    """A row that fails `probe` on its own, found by halving (about 2n rows read in all, not n
+    probes of the whole run); None when only rows together fail."""
+    while len(case_ids) > 1:
+        half = len(case_ids) // 2
+        for part in (case_ids[:half], case_ids[half:]):
+            if _fails(probe, run.subset(part)) is not None:
+                case_ids = part
+                break
+        else:
+            return None
+    if not case_ids:
+        return None
+    error = _fails(probe, run.subset(case_ids))
+    return (case_ids[0], error) if error is not None else None
+
+
 def blame(runs: list[Run], probe, what: str, error: BaseException) -> CompareError:
     """The one-line error for a benchmark's reader (`probe(run)`) that failed on `runs`: the first run
-    whose reading alone fails, and in it the first score row that fails alone (its file and line), else
+    whose reading alone fails, and in it a score row that fails alone (its file and line), else
     its summary.json. Costs nothing unless something already failed."""
     for run in runs:
-        try:
-            probe(run)
+        found = _fails(probe, run)
+        if found is None:
             continue
-        except BROKEN as whole:
-            found = whole
-        ids = list(run.scores)
-        for cid in ids:
-            try:
-                probe(run.subset([cid]))
-            except BROKEN as row_error:
-                return CompareError(f"{run.scores_path}: line {run.lines.get(cid, '?')} (case_id {cid[:80]!r}): "
-                                    f"{what} cannot read this score row ({brief(row_error)})", RERUN_HINT)
-        return CompareError(f"{run.summary_path}: {what} cannot read this summary ({brief(found)})", RERUN_HINT)
+        alone = _fails(probe, run.subset([]))  # the summary without any row
+        row = None if alone is not None else _failing_row(probe, run, list(run.scores))
+        if row is not None:
+            cid, row_error = row
+            return CompareError(f"{run.scores_path}: line {run.lines.get(cid, '?')} (case_id {cid[:80]!r}): "
+                                f"{what} cannot read this score row ({brief(row_error)})", RERUN_HINT)
+        return CompareError(f"{run.summary_path}: {what} cannot read this summary ({brief(alone or found)})",
+                            RERUN_HINT)
     names = " and ".join(str(run.path) for run in runs)
     return CompareError(f"{names}: {what} failed on these runs together ({brief(error)})", RERUN_HINT)
 
@@ -539,7 +562,8 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
 def _units_probe(run: Run) -> None:
     """A run's metrics against itself: what compare reads of each row and of the summary."""
     for group in run.bench.compare_units(run, run, list(run.scores)):
-        paired_statistics(group, 100, 0)
+        if run.scores:  # with no row, only what compare reads of the summary
+            paired_statistics(group, 100, 0)
 
 
 def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,

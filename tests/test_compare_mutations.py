@@ -294,3 +294,18 @@ def test_strict_json_reads_what_evaluate_writes():
     assert strict_json('{"a": [1, 2.5, -3e-7, null, true, "x"], "b": {"c": 1000000000000000}}') == {
         "a": [1, 2.5, -3e-7, None, True, "x"], "b": {"c": 10**15}}
     assert math.isfinite(strict_json("1e15"))
+
+
+def test_a_summary_a_benchmark_cannot_read_is_blamed_not_a_row(base_runs, tmp_path, capsys):
+    """When what fails is the summary (non_formal_reasons of numbers, which the page joins), the
+    summary is named, not a score row (each row alone fails too, with that summary)."""
+    folder = tmp_path / "b"
+    shutil.copytree(base_runs["sandglass-judged"], folder)
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    summary.update(formal=False, non_formal_reasons=[1, 2])
+    (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    status = run_cli(compare_main, [str(base_runs["sandglass-judged"]), str(folder), "--force", "--resamples", "100",
+                                    "--html", str(tmp_path / "c.html")])
+    err = capsys.readouterr().err
+    check_outcome(status, err, "summary blamed")
+    assert status == 2 and f"{folder / 'summary.json'}: the compare page cannot read this summary" in err, err
