@@ -269,6 +269,8 @@ def _build_index(tree: ast.Module) -> _Index:
                 if isinstance(node, ast.Global):
                     for name in node.names:
                         inner.setdefault(name, []).append(node)
+            if isinstance(scope, ast.ClassDef):  # a class body's names are the class's: no function sees them
+                continue
             for node, name, _ in _scope_bindings(scope.body):
                 inner.setdefault(name, []).append(node)
     changed, dynamic = _mutations(tree)

@@ -309,3 +309,16 @@ def test_a_summary_a_benchmark_cannot_read_is_blamed_not_a_row(base_runs, tmp_pa
     err = capsys.readouterr().err
     check_outcome(status, err, "summary blamed")
     assert status == 2 and f"{folder / 'summary.json'}: the compare page cannot read this summary" in err, err
+
+
+def test_a_verdict_written_as_a_string_is_refused_not_read_as_a_number(base_runs, tmp_path, capsys):
+    folder = tmp_path / "b"
+    shutil.copytree(base_runs["sandglass-judged"], folder)
+    lines = (folder / "scores.jsonl").read_text(encoding="utf-8").split("\n")
+    row = json.loads(lines[1])
+    row["score"] = "0.5"
+    lines[1] = json.dumps(row)
+    (folder / "scores.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    status = run_cli(compare_main, [str(base_runs["sandglass-judged"]), str(folder), "--resamples", "100"])
+    err = capsys.readouterr().err
+    assert status == 2 and f"{folder / 'scores.jsonl'}: line 2 (case_id" in err and "expected a number, found str" in err

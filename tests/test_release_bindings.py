@@ -112,6 +112,7 @@ def test_a_first_binding_shadowed_by_an_earlier_one_is_refused_too(tmp_path):
 
 @pytest.mark.parametrize("text", [
     "def _h():\n    keyword_map = None\n",  # another function's local of the same name: harmless
+    "class _C:\n    SOFT_CONSTRAINT_IDS = None\n",  # a class attribute: no function reads it as the module's
 ])
 def test_a_local_of_another_function_is_not_a_binding(tmp_path, text):
     assert ItTemplates(it_release(tmp_path, constraints_appended=text)).soft == rf.it_soft_template()
