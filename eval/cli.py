@@ -207,6 +207,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
         if args.protocol == "release":  # the release reads one reply and aborts on a bad one: no repair turn
             judge = dataclasses.replace(judge, repairs=0)
+        from eval.judge_cache import check_cache_file  # a foreign file is refused before any file changes
+
+        check_cache_file(args.judge_cache or args.output_dir / "judge_cache.sqlite")
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={key: value for key, value in (("rule_set", args.rule_set),

@@ -35,14 +35,102 @@ JUDGE_KEYS = {"judge", "host", "endpoint"}
 # Reading runs
 # ---------------------------------------------------------------------------------------------
 
+# What a run folder may hold (they are hostile input: another machine's folder, a hand edit, a
+# truncated copy). evaluate.py writes numbers well inside these bounds and nests a few levels deep.
+MAX_SUMMARY_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+MAX_NUMBER = 1e15  # any larger number is no score, count or time; keeps sums and means finite
+RERUN_HINT = "rerun evaluate.py into this directory (the file is not as evaluate.py wrote it)"
+# What a benchmark's reader raises on a field of the wrong type or a missing one.
+BROKEN = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, ZeroDivisionError,
+          RecursionError)
+
+
+class _Unreadable(ValueError):
+    """A run file's value this harness never writes (the message says which)."""
+
+
+def _reject_constant(name: str) -> float:
+    raise _Unreadable(f"the non-number {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not abs(value) <= MAX_NUMBER:
+        raise _Unreadable(f"the number {text[:20]} (beyond ±{MAX_NUMBER:g})")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 16:
+        raise _Unreadable(f"an integer of {len(text)} digits (beyond ±{MAX_NUMBER:g})")
+    return int(text)
+
+
+def _depth(value: object) -> int:
+    """The nesting depth of parsed JSON, without recursion; stops once past MAX_JSON_DEPTH."""
+    deepest, stack = 0, [(value, 1)]
+    while stack and deepest <= MAX_JSON_DEPTH:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def strict_json(text: str | bytes) -> object:
+    """json.loads for a run's files: no NaN or Infinity, no number beyond ±MAX_NUMBER, nesting at most
+    MAX_JSON_DEPTH; anything else is a ValueError whose message says what was found (never the text)."""
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int)
+    except _Unreadable:
+        raise
+    except RecursionError:
+        raise _Unreadable(f"JSON nested deeper than Python's parser goes (at most {MAX_JSON_DEPTH} levels are read)") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _Unreadable(f"text that is not JSON ({_brief_json(error)})") from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise _Unreadable(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def _brief_json(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    return type(error).__name__
+
+
+def brief(error: BaseException) -> str:
+    """An exception in a few words on one line, never a long quote of the data."""
+    if isinstance(error, KeyError):
+        text = f"no field {str(error.args[0])[:60]!r}" if error.args else "a missing field"
+    else:
+        text = f"{type(error).__name__}: {error}"
+    text = " ".join(text.split())
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
 @dataclass
 class Run:
-    """One output directory: its summary and its score rows keyed by case_id (data order kept)."""
+    """One output directory: its summary and its score rows keyed by case_id (data order kept), with
+    each row's line in scores.jsonl (for messages)."""
 
     path: Path
     name: str
     summary: dict
     scores: dict[str, dict] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def summary_path(self) -> Path:
+        return self.path / "summary.json"
+
+    @property
+    def scores_path(self) -> Path:
+        return self.path / "scores.jsonl"
 
     @property
     def benchmark(self) -> str:
@@ -56,41 +144,164 @@ class Run:
         except ValueError as error:
             raise CompareError(f"{self.path}: {error}", "compare runs of a benchmark this harness knows") from None
 
+    def subset(self, case_ids: list[str]) -> "Run":
+        """The same run with only `case_ids`' rows (to find the row a reader fails on)."""
+        return Run(self.path, self.name, self.summary, {cid: self.scores[cid] for cid in case_ids},
+                   {cid: self.lines[cid] for cid in case_ids if cid in self.lines})
+
+
+def read_summary_file(path: Path) -> dict:
+    """summary.json of a run folder, parsed strictly and checked (check_summary); anything else is a
+    CompareError naming the file and the field."""
+    summary_path = Path(path) / "summary.json"
+    if not summary_path.is_file():
+        raise CompareError(f"{summary_path} does not exist",
+                           "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
+    try:
+        with summary_path.open("rb") as handle:
+            data = handle.read(MAX_SUMMARY_BYTES + 1)
+        if len(data) > MAX_SUMMARY_BYTES:
+            raise _Unreadable(f"more than {MAX_SUMMARY_BYTES:,} bytes")
+        summary = strict_json(data)
+        check_summary(summary)
+    except (ValueError, OSError) as error:
+        raise CompareError(f"{summary_path}: {error}", RERUN_HINT) from None
+    return summary  # type: ignore[return-value]
+
 
 def load_run(path: Path, name: str | None = None) -> Run:
     """Read summary.json and scores.jsonl of a run directory; a missing or broken file is a
-    CompareError naming it (never a traceback: exit 2 at the edge)."""
+    CompareError naming the file, the line and the field (never a traceback: exit 2 at the edge)."""
     path = Path(path)
-    summary_path, scores_path = path / "summary.json", path / "scores.jsonl"
-    for needed in (summary_path, scores_path):
-        if not needed.is_file():
-            raise CompareError(f"{needed} does not exist",
-                               "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
+    scores_path = path / "scores.jsonl"
+    summary = read_summary_file(path)
+    if not scores_path.is_file():
+        raise CompareError(f"{scores_path} does not exist",
+                           "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
+    scores: dict[str, dict] = {}
+    lines: dict[str, int] = {}
+    number = 0
     try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-        check_summary(summary)
-        scores: dict[str, dict] = {}
-        for number, line in enumerate(scores_path.read_text(encoding="utf-8").split("\n"), 1):
-            if line.strip():
-                row = json.loads(line)
-                if not isinstance(row, dict) or not isinstance(row.get("case_id"), str):
-                    raise ValueError(f"scores.jsonl line {number} is not a score row with a case_id")
-                scores[row["case_id"]] = row
-    except (ValueError, KeyError, TypeError) as error:
-        raise CompareError(f"{path}: cannot read the run ({type(error).__name__}: {error})",
-                           "rerun evaluate.py into this directory") from None
-    return Run(path, name or path.name, summary, scores)
+        with scores_path.open("rb") as handle:
+            for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), 1):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise _Unreadable(f"a line of more than {MAX_LINE_BYTES:,} bytes")
+                if not raw.strip():
+                    continue
+                row = strict_json(raw)
+                check_score_row(row)
+                scores[row["case_id"]] = row  # type: ignore[index]
+                lines[row["case_id"]] = number  # type: ignore[index]
+    except (ValueError, OSError) as error:
+        raise CompareError(f"{scores_path}: line {number}: {error}", RERUN_HINT) from None
+    return Run(path, name or path.name, summary, scores, lines)
+
+
+def kind_of(value: object) -> str:
+    return "null" if value is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def _expect(value: object, kinds: tuple[type, ...], field_name: str, what: str) -> None:
+    """ValueError naming the field unless `value` is of `kinds` (None allowed when listed; a bool is
+    never taken for a number)."""
+    if isinstance(value, bool) and bool not in kinds:
+        ok = False
+    else:
+        ok = value is None if value is None else isinstance(value, kinds)
+    if not ok:
+        raise _Unreadable(f"field {field_name}: expected {what}, found {kind_of(value)}")
+
+
+_NUMBER = (int, float)
 
 
 def check_summary(summary: object) -> None:
-    """ValueError unless `summary` has what every comparison reads: the signature and the data's
-    SHA-256 (a summary.json that is valid JSON but not a run's summary)."""
+    """ValueError naming the field unless `summary` has what compare and the leaderboard read, of the
+    types evaluate.py writes: the signature, data (sha256, n_instances), benchmark, the Judge block's
+    parameters and prompt versions, the predictions and system blocks, each headline entry."""
     if not isinstance(summary, dict):
-        raise ValueError(f"summary.json holds {type(summary).__name__}, not an object")
+        raise _Unreadable(f"expected an object, found {kind_of(summary)}")
     if not isinstance(summary.get("signature"), str):
-        raise ValueError("summary.json has no signature")
-    if not isinstance(summary.get("data"), dict) or not isinstance(summary["data"].get("sha256"), str):
-        raise ValueError("summary.json has no data.sha256")
+        raise _Unreadable(f"field signature: expected a string, found {kind_of(summary.get('signature'))}"
+                          if "signature" in summary else "no signature")
+    data = summary.get("data")
+    if not isinstance(data, dict) or not isinstance(data.get("sha256"), str):
+        raise _Unreadable("no data.sha256" if not isinstance(data, dict) or "sha256" not in data
+                          else f"field data.sha256: expected a string, found {kind_of(data['sha256'])}")
+    _expect(data.get("n_instances"), (int, type(None)), "data.n_instances", "an integer")
+    _expect(summary.get("benchmark"), (str, type(None)), "benchmark", "a benchmark's name")
+    for block, fields in (("judge", ("params", "prompt_versions")), ("predictions", ()), ("system", ()),
+                          ("overall", ()), ("by_constraint", ())):
+        value = summary.get(block)
+        _expect(value, (dict, type(None)), block, "an object")
+        for inner in fields:
+            _expect((value or {}).get(inner), (dict, type(None)), f"{block}.{inner}", "an object")
+    _expect((summary.get("system") or {}).get("model"), (str, type(None)), "system.model", "a string")
+    _expect((summary.get("predictions") or {}).get("sha256"), (str, type(None)), "predictions.sha256", "a string")
+    for name, entry in summary.items():
+        if isinstance(entry, dict) and "value" in entry and "ci95" in entry:  # a headline metric's block
+            _expect(entry["value"], (*_NUMBER, type(None)), f"{name}.value", "a number or null")
+            interval = entry["ci95"]
+            if interval is not None and not (isinstance(interval, list) and len(interval) == 2 and all(
+                    bound is None or (isinstance(bound, _NUMBER) and not isinstance(bound, bool)) for bound in interval)):
+                raise _Unreadable(f"field {name}.ci95: expected [low, high] or null, found {kind_of(interval)}")
+
+
+def check_score_row(row: object) -> None:
+    """ValueError unless a scores.jsonl line is an object with a string case_id and, where present, a
+    string status (the rest is each benchmark's, checked where it is read: `blame`)."""
+    if not isinstance(row, dict):
+        raise _Unreadable(f"expected a score row (an object), found {kind_of(row)}")
+    if not isinstance(row.get("case_id"), str):
+        raise _Unreadable("no case_id" if "case_id" not in row
+                          else f"field case_id: expected a string, found {kind_of(row['case_id'])}")
+    _expect(row.get("status"), (str, type(None)), "status", "a string")
+
+
+def _fails(probe, run: Run) -> BaseException | None:
+    try:
+        probe(run)
+    except BROKEN as error:
+        return error
+    return None
+
+
+def _failing_row(probe, run: Run, case_ids: list[str]) -> tuple[str, BaseException] | None:
+    """A row that fails `probe` on its own, found by halving (about 2n rows read in all, not n
+    probes of the whole run); None when only rows together fail."""
+    while len(case_ids) > 1:
+        half = len(case_ids) // 2
+        for part in (case_ids[:half], case_ids[half:]):
+            if _fails(probe, run.subset(part)) is not None:
+                case_ids = part
+                break
+        else:
+            return None
+    if not case_ids:
+        return None
+    error = _fails(probe, run.subset(case_ids))
+    return (case_ids[0], error) if error is not None else None
+
+
+def blame(runs: list[Run], probe, what: str, error: BaseException) -> CompareError:
+    """The one-line error for a benchmark's reader (`probe(run)`) that failed on `runs`: the first run
+    whose reading alone fails, and in it a score row that fails alone (its file and line), else
+    its summary.json. Costs nothing unless something already failed."""
+    for run in runs:
+        found = _fails(probe, run)
+        if found is None:
+            continue
+        alone = _fails(probe, run.subset([]))  # the summary without any row
+        row = None if alone is not None else _failing_row(probe, run, list(run.scores))
+        if row is not None:
+            cid, row_error = row
+            return CompareError(f"{run.scores_path}: line {run.lines.get(cid, '?')} (case_id {cid[:80]!r}): "
+                                f"{what} cannot read this score row ({brief(row_error)})", RERUN_HINT)
+        return CompareError(f"{run.summary_path}: {what} cannot read this summary ({brief(alone or found)})",
+                            RERUN_HINT)
+    names = " and ".join(str(run.path) for run in runs)
+    return CompareError(f"{names}: {what} failed on these runs together ({brief(error)})", RERUN_HINT)
 
 
 def run_names(paths: list[Path]) -> list[str]:
@@ -324,13 +535,12 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
     bench = a.bench
     sections: dict[str, dict] = {"metrics": {}, "by_constraint": {}, **{name: {} for name in bench.compare_sections}}
     try:
-        groups = bench.compare_units(a, b, paired)
-    except (KeyError, TypeError, ValueError) as error:  # a score row without what its benchmark's rows hold
-        raise CompareError(f"{a.name} or {b.name}: a score row cannot be read ({type(error).__name__}: {error})",
-                           "compare output directories written by evaluate.py; rerun it into them") from None
-    for group in groups:
+        statistics = [paired_statistics(group, resamples, seed) for group in bench.compare_units(a, b, paired)]
+    except BROKEN as error:  # a score row or summary without what its benchmark's rows hold
+        raise blame([a, b], _units_probe, "compare", error) from None
+    for group_statistics in statistics:
         # Metrics over the same units share one set of resamples: one weight and one sign matrix.
-        for path, stats in paired_statistics(group, resamples, seed).items():
+        for path, stats in group_statistics.items():
             place = sections[path[0]]
             for key in path[1:-1]:
                 place = place.setdefault(key, {})
@@ -342,8 +552,19 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
     same, how = same_predictions(a, b, paired)
     result["same_predictions"] = {"same": same, "by": how}
     if same and check["judge_only"]:
-        result["judge_agreement"] = judge_agreement(a, b, paired)
+        try:
+            result["judge_agreement"] = judge_agreement(a, b, paired)
+        except BROKEN as error:
+            raise blame([a, b], lambda run: judge_agreement(run, run, list(run.scores)), "the Judge agreement",
+                        error) from None
     return result
+
+
+def _units_probe(run: Run) -> None:
+    """A run's metrics against itself: what compare reads of each row and of the summary."""
+    for group in run.bench.compare_units(run, run, list(run.scores)):
+        if run.scores:  # with no row, only what compare reads of the summary
+            paired_statistics(group, 100, 0)
 
 
 def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
@@ -367,6 +588,16 @@ def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAUL
         "by_constraint": first["by_constraint"], "judge_agreement": first["judge_agreement"],
         "comparisons": comparisons,
     }
+
+
+def result_json(result: dict) -> str:
+    """The --json text: strict JSON (no NaN or Infinity, which other readers reject), or exit 2."""
+    try:
+        return json.dumps(result, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    except ValueError:
+        raise CompareError("the comparison holds a number that is not finite (NaN or Infinity), which JSON "
+                           "cannot carry", "check the runs' score rows for values evaluate.py never writes, "
+                           "and rerun evaluate.py into those directories") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,17 +678,26 @@ def main(argv: list[str] | None = None) -> int:
     def run(arguments: list[str] | None) -> int:
         args = build_parser().parse_args(arguments)
         result = compare(args.runs, seed=args.seed, resamples=args.resamples, force=args.force)
+        text = result_json(result) if args.json else None  # checked before anything is printed
+        page = None
+        if args.html:
+            from eval.compare_html import check_page_rows, render_compare_html
+
+            runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
+            try:
+                page = render_compare_html(result, runs)
+            except BROKEN as error:
+                raise blame(runs, check_page_rows, "the compare page", error) from None
         print(format_report(result))
         if args.json:
             from eval.outputs import write_atomic
 
-            write_atomic(args.json, json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+            write_atomic(args.json, text)
             print(f"wrote {args.json}")
         if args.html:
-            from eval.compare_html import write_compare_html
+            from eval.outputs import write_atomic
 
-            runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
-            write_compare_html(args.html, result, runs)
+            write_atomic(args.html, page)
             print(f"wrote {args.html}")
         return 0
 

@@ -223,6 +223,21 @@ def compare_items(runs: list[Run]) -> list[dict]:
     return items
 
 
+def check_page_rows(run: Run) -> None:
+    """What the page reads of each of a run's rows and of its summary, read once (eval.compare uses
+    it to name the row a broken run fails on)."""
+    run_meta(run.summary)
+    for case_id, view in views_of(run).items():
+        outcome_key(view)
+        _direction(view, view)
+        _changed_checks(view, view)
+        texts_of(view)
+        str(view.get("summary", ""))
+        for facet, value in view.get("facets", {}).items():
+            hash(facet), value != value  # a facet name is a key of the page's tables
+        pane(view, run.scores[case_id], view.get("prediction"), [], heading="A")
+
+
 def render_compare_html(result: dict, runs: list[Run]) -> str:
     """The whole compare page for `compare()`'s result over `runs` (the first is A)."""
     bench = _bench(runs[0])

@@ -68,7 +68,10 @@ EXPLORER_JS = r"""
   var ITEMS = DATA.items, ROW = 46, MAXVALUES = 12;
   var MAXMARKS = 5000;  // marks per text (search hits, whitespace): a hostile text stays cheap to show
   var MAXCHARS = 100000;  // characters of a text drawn before a "show all" button
-  var state = {sel: {}, q: "", sort: "", order: [], current: -1, showAll: {}, ws: null};
+  // Every dictionary keyed by the data's names and values is a Map: a plain object would answer
+  // "constructor" or "toString" from its prototype and drop "__proto__".
+  var state = {sel: new Map(), q: "", sort: "", order: [], current: -1, showAll: new Map(), ws: null};
+  function own(object, key) { return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined; }
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -77,24 +80,29 @@ EXPLORER_JS = r"""
     return node;
   }
   function values(item, facet) {
-    var v = item.f[facet];
+    var v = own(item.f, facet);
     if (v === undefined || v === null) return [];
     return Array.isArray(v) ? v.map(String) : [String(v)];
   }
 
   // ---- facets: every value of every facet, in first-seen order, most frequent first
-  var FACETS = [], VALUES = {};
+  var FACETS = [], VALUES = new Map();
+  function tally(counts, item, facet) {
+    var seen = counts.get(facet);
+    values(item, facet).forEach(function (v) { seen.set(v, (seen.get(v) || 0) + 1); });
+  }
   ITEMS.forEach(function (item) {
     Object.keys(item.f).forEach(function (facet) {
-      if (!VALUES[facet]) { VALUES[facet] = {}; FACETS.push(facet); }
-      values(item, facet).forEach(function (v) { VALUES[facet][v] = (VALUES[facet][v] || 0) + 1; });
+      if (!VALUES.has(facet)) { VALUES.set(facet, new Map()); FACETS.push(facet); }
+      tally(VALUES, item, facet);
     });
   });
-  var VALUE_ORDER = {};
+  var VALUE_ORDER = new Map();
   FACETS.forEach(function (facet) {
-    VALUE_ORDER[facet] = Object.keys(VALUES[facet]).sort(function (a, b) {
-      return VALUES[facet][b] - VALUES[facet][a] || (a < b ? -1 : a > b ? 1 : 0);
-    });
+    var seen = VALUES.get(facet);
+    VALUE_ORDER.set(facet, Array.from(seen.keys()).sort(function (a, b) {
+      return seen.get(b) - seen.get(a) || (a < b ? -1 : a > b ? 1 : 0);
+    }));
   });
 
   function haystack(item) {
@@ -111,7 +119,7 @@ EXPLORER_JS = r"""
     return item._h;
   }
   function matchesFacet(item, facet) {
-    var chosen = state.sel[facet];
+    var chosen = state.sel.get(facet);
     if (!chosen || !chosen.size) return true;
     var vs = values(item, facet);
     for (var i = 0; i < vs.length; i++) if (chosen.has(vs[i])) return true;
@@ -120,12 +128,10 @@ EXPLORER_JS = r"""
 
   // ---- one pass: the visible instances and, per facet, the counts under every other filter
   function apply() {
-    var active = FACETS.filter(function (f) { return state.sel[f] && state.sel[f].size; });
-    var q = state.q.toLowerCase(), counts = {}, shown = [];
-    FACETS.forEach(function (f) { counts[f] = {}; });
-    function add(item, facet) {
-      values(item, facet).forEach(function (v) { counts[facet][v] = (counts[facet][v] || 0) + 1; });
-    }
+    var active = FACETS.filter(function (f) { return state.sel.has(f) && state.sel.get(f).size; });
+    var q = state.q.toLowerCase(), counts = new Map(), shown = [];
+    FACETS.forEach(function (f) { counts.set(f, new Map()); });
+    function add(item, facet) { tally(counts, item, facet); }
     for (var i = 0; i < ITEMS.length; i++) {
       var item = ITEMS[i];
       if (q && haystack(item).indexOf(q) < 0) continue;
@@ -154,7 +160,7 @@ EXPLORER_JS = r"""
       return;
     }
     shown.sort(function (a, b) {
-      var x = ITEMS[a].n[name], y = ITEMS[b].n[name];
+      var x = own(ITEMS[a].n, name), y = own(ITEMS[b].n, name);
       var xm = (x === null || x === undefined), ym = (y === null || y === undefined);
       if (xm || ym) return xm === ym ? a - b : (xm ? 1 : -1);
       return ((x - y) * (desc ? -1 : 1)) || a - b;
@@ -169,14 +175,15 @@ EXPLORER_JS = r"""
       var group = el("details", "facet");
       group.open = true;
       group.appendChild(el("summary", null, facet));
-      var order = VALUE_ORDER[facet], chosen = state.sel[facet] || new Set();
-      var limit = state.showAll[facet] ? order.length : MAXVALUES;
+      var order = VALUE_ORDER.get(facet), chosen = state.sel.get(facet) || new Set();
+      var limit = state.showAll.get(facet) ? order.length : MAXVALUES;
       order.forEach(function (v, index) {
         if (index >= limit && !chosen.has(v)) return;
-        var label = el("label"), box2 = el("input"), n = counts[facet][v] || 0;
+        var label = el("label"), box2 = el("input"), n = counts.get(facet).get(v) || 0;
         box2.type = "checkbox"; box2.checked = chosen.has(v);
         box2.addEventListener("change", function () {
-          var set = state.sel[facet] || (state.sel[facet] = new Set());
+          if (!state.sel.has(facet)) state.sel.set(facet, new Set());
+          var set = state.sel.get(facet);
           if (box2.checked) set.add(v); else set.delete(v);
           apply();
         });
@@ -187,8 +194,8 @@ EXPLORER_JS = r"""
         group.appendChild(label);
       });
       if (order.length > MAXVALUES) {
-        var more = el("button", null, state.showAll[facet] ? "fewer" : "all " + order.length + " values");
-        more.addEventListener("click", function () { state.showAll[facet] = !state.showAll[facet]; apply(); });
+        var more = el("button", null, state.showAll.get(facet) ? "fewer" : "all " + order.length + " values");
+        more.addEventListener("click", function () { state.showAll.set(facet, !state.showAll.get(facet)); apply(); });
         group.appendChild(more);
       }
       box.appendChild(group);
@@ -396,7 +403,7 @@ EXPLORER_JS = r"""
     side.appendChild(sort);
     side.appendChild(el("div", null)).id = "count";
     var clear = el("button", null, "clear filters"); clear.id = "clear";
-    clear.addEventListener("click", function () { state.sel = {}; state.q = ""; search.value = ""; apply(); });
+    clear.addEventListener("click", function () { state.sel = new Map(); state.q = ""; search.value = ""; apply(); });
     side.appendChild(clear);
     var facets = el("div"); facets.id = "facets";
     side.appendChild(facets);

@@ -7,8 +7,10 @@ asks for what is missing (an invalid first reply is kept too, so the rerun goes 
 repair turn). The API key is not part of the body and is never stored; the URL is hashed, not
 stored, in case a gateway carries a secret in it.
 
-The file records its layout's version (`PRAGMA user_version`); a file of another layout or a newer
-version is refused before the first request (ConfigError, exit 2), never after paid requests.
+The file records its layout's version (`PRAGMA user_version`) and is marked as a Judge cache
+(`PRAGMA application_id`); a file of another layout or a newer version, and any file that is not
+a Judge cache (another program's SQLite database, a text file), is refused before the first
+request (ConfigError, exit 2), never after paid requests, and is left byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from pathlib import Path
 from eval.errors import ConfigError, JudgeError
 
 SCHEMA_VERSION = 1
+# `PRAGMA application_id` of a cache ("ITJC"); caches written before it have 0 and are known by layout.
+APPLICATION_ID = 0x49544A43
+SQLITE_HEADER = b"SQLite format 3\x00"
+OWN_OBJECTS = frozenset({"judge_replies", "sqlite_autoindex_judge_replies_1"})
+NEW_FILE_FIX = "point --judge-cache at a new file (or at an earlier Judge cache); the harness writes only its own"
 COLUMNS = ("key", "model", "endpoint_kind", "request", "reply", "created_at")
 
 _SCHEMA = """
@@ -41,15 +48,18 @@ def cache_key(url: str, body: bytes) -> str:
 
 
 def open_cache(path: Path) -> sqlite3.Connection:
-    """Open (or create) the cache, checking its layout and version first (SPEC §10)."""
+    """Open (or create) the cache, checking that it is one first (SPEC §10): a file that is not
+    this harness's cache is refused before anything writes to it, or sets a pragma."""
+    check_cache_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
     try:
-        _check_layout(connection, path)
+        _check_layout(connection, path)  # again, as the writer sees it (a -wal file included)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(_SCHEMA)
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     except sqlite3.DatabaseError as error:
         connection.close()
         raise ConfigError(f"the Judge cache {path} cannot be used ({type(error).__name__}: {error})",
@@ -60,9 +70,50 @@ def open_cache(path: Path) -> sqlite3.Connection:
     return connection
 
 
+def check_cache_file(path: Path) -> None:
+    """Refuse a file at `path` that is not a Judge cache of this harness, leaving it untouched
+    (read through a read-only, immutable connection: no lock, no -wal, no pragma). No file, or an
+    empty one, is a new cache. Raises ConfigError (exit 2) naming the file and the fix."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise ConfigError(f"the Judge cache {path} cannot be read ({type(error).__name__}: {error.strerror})",
+                          hint=NEW_FILE_FIX) from None
+    if not head:
+        return
+    if head != SQLITE_HEADER:
+        raise ConfigError(f"the Judge cache {path} is not a SQLite file (left untouched)", hint=NEW_FILE_FIX)
+    try:
+        probe = sqlite3.connect(path.resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error as error:
+        raise ConfigError(f"the Judge cache {path} cannot be read ({type(error).__name__}: {error})",
+                          hint=NEW_FILE_FIX) from None
+    try:
+        _check_layout(probe, path)
+    except sqlite3.DatabaseError as error:
+        raise ConfigError(f"the Judge cache {path} cannot be used ({type(error).__name__}: {error}; left untouched)",
+                          hint=NEW_FILE_FIX) from None
+    finally:
+        probe.close()
+
+
 def _check_layout(connection: sqlite3.Connection, path: Path) -> None:
-    """A cache of another layout or a newer version: one clear refusal before any request."""
+    """A database of something else, or a cache of another layout or a newer version: one clear
+    refusal before any request (only reads: the file is unchanged)."""
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
+    names = [name for (name,) in connection.execute("SELECT name FROM sqlite_master ORDER BY name")]
+    others = [name for name in names if name not in OWN_OBJECTS and not name.startswith("sqlite_stat")]
+    ours = "judge_replies" in names
+    if application_id not in (0, APPLICATION_ID) or others or (not ours and version != 0):
+        listed = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        what = f"its tables: {listed}" if others else f"application_id {application_id}, user_version {version}"
+        raise ConfigError(f"the Judge cache {path} is a SQLite database of something else ({what}), "
+                          "not a Judge cache of this harness; it was left untouched", hint=NEW_FILE_FIX)
     columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(judge_replies)"))
     fix = "point --judge-cache at a new file, or move this one away (its verdicts are kept there)"
     if version > SCHEMA_VERSION:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
+import math
 import sys
 from pathlib import Path
 
 from eval.benchmark import Benchmark
-from eval.compare import Run, check_summary, signature_check
+from eval.compare import BROKEN, RERUN_HINT, Run, blame, brief, kind_of, read_summary_file, signature_check
 from eval.errors import CompareError
 from eval.flags import HarnessParser
 TEXT_COLUMNS = {"run", "signature", "differs_from_first", "path"}
@@ -29,20 +29,40 @@ BOOL_COLUMNS = {"formal"}
 
 
 def read_summary(path: Path) -> Run:
-    """A run for the table: only its summary.json is needed."""
-    summary_path = Path(path) / "summary.json"
-    if not summary_path.is_file():
-        raise CompareError(f"{summary_path} does not exist",
-                           "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
+    """A run for the table: only its summary.json is needed (read strictly: eval.compare)."""
+    return Run(Path(path), Path(path).name or str(path), read_summary_file(path))
+
+
+def _headline(run: Run, metric: str) -> tuple[object, object, object]:
+    """(value, low, high) of a headline metric's block, each a number or None; exit 2 naming the
+    field when the block is of another shape."""
+    entry = run.summary.get(metric)
+    if entry is None:
+        return None, None, None
+    where = f"{run.summary_path}: field {metric}"
+    if not isinstance(entry, dict):
+        raise CompareError(f"{where}: expected an object with value and ci95, found {kind_of(entry)}", RERUN_HINT)
+    value, interval = entry.get("value"), entry.get("ci95")
+    interval = [None, None] if interval is None else interval
+    if not (isinstance(interval, list) and len(interval) == 2):
+        raise CompareError(f"{where}.ci95: expected [low, high] or null, found {kind_of(interval)}", RERUN_HINT)
+    for name, number in (("value", value), ("ci95", interval[0]), ("ci95", interval[1])):
+        if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))):
+            raise CompareError(f"{where}.{name}: expected a number or null, found {kind_of(number)}", RERUN_HINT)
+    return value, interval[0], interval[1]
+
+
+def _extra_value(bench: Benchmark, run: Run, column: str) -> object:
+    """A benchmark's extra column for one run: a finite number or None, else exit 2 naming the file."""
     try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise CompareError(f"{summary_path}: not JSON ({error})", "rerun evaluate.py into this directory") from None
-    try:
-        check_summary(summary)
-    except ValueError as error:
-        raise CompareError(f"{summary_path}: {error}", "rerun evaluate.py into this directory") from None
-    return Run(Path(path), Path(path).name or str(path), summary)
+        value = bench.leaderboard_value(run.summary, column)
+    except BROKEN as error:
+        raise CompareError(f"{run.summary_path}: the leaderboard cannot read this summary (column {column}: "
+                           f"{brief(error)})", RERUN_HINT) from None
+    if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
+        raise CompareError(f"{run.summary_path}: the leaderboard's column {column} is {kind_of(value)} here, not a "
+                           "number", RERUN_HINT)
+    return value
 
 
 def _system_name(run: Run) -> str:
@@ -71,7 +91,10 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
     duplicated = {name for name in names if names.count(name) > 1}
     names = [f"{name} ({run.path.name})" if name in duplicated else name for name, run in zip(names, runs)]
     headlines = [metric.name for metric in bench.headline_metrics]
-    extra = bench.leaderboard_columns([run.summary for run in runs])
+    try:
+        extra = bench.leaderboard_columns([run.summary for run in runs])
+    except BROKEN as error:
+        raise blame(runs, lambda run: bench.leaderboard_columns([run.summary]), "the leaderboard", error) from None
     columns = ["run", "n", "formal"]
     for name in headlines:
         columns += [name, f"{name}_low", f"{name}_high"]
@@ -81,11 +104,10 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
         summary = run.summary
         row = {"run": name, "n": summary["data"].get("n_instances"), "formal": bool(summary.get("formal"))}
         for metric in headlines:
-            entry = summary.get(metric) or {}
-            interval = entry.get("ci95") or [None, None]
-            row.update({metric: entry.get("value"), f"{metric}_low": interval[0], f"{metric}_high": interval[1]})
+            value, low, high = _headline(run, metric)
+            row.update({metric: value, f"{metric}_low": low, f"{metric}_high": high})
         for column in extra:
-            row[column] = bench.leaderboard_value(summary, column)
+            row[column] = _extra_value(bench, run, column)
         differences = signature_check(runs[0], run)["differences"]
         row.update(signature=summary["signature"], differs_from_first=",".join(item["key"] for item in differences),
                    path=str(run.path))

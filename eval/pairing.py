@@ -26,7 +26,14 @@ class UnitValues:
 
 
 def float_or_none(value) -> float | None:
-    return None if value is None else float(value)
+    """A score row's verdict or score as a float (a bool counts 1 or 0); anything but a number, a
+    bool or None is a TypeError, which compare reports with the row's file and line: a string
+    such as "0.5" is not read as a number."""
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)):
+        raise TypeError(f"expected a number, found {type(value).__name__}")
+    return float(value)
 
 
 def headline_present(summary: dict, metric: str) -> bool:

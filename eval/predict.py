@@ -460,13 +460,18 @@ async def _probe_models(client, settings: PredictSettings, headers: dict) -> dic
     """GET {base}/models once: the engine often names itself there. Never fatal."""
     import httpx
 
+    from eval.provider import ACCEPT_ENCODING, read_capped
+
+    limit = min(settings.timeout, 10.0)
     try:
-        response = await client.get(models_url(settings.api_base), headers=headers,
-                                    timeout=min(settings.timeout, 10.0))
-        if response.status_code != 200:
-            return None
-        return _engine_from_models(response.json(), settings.model)
-    except (httpx.HTTPError, ValueError):
+        async with asyncio.timeout(limit), client.stream(
+                "GET", models_url(settings.api_base), headers={**headers, "Accept-Encoding": ACCEPT_ENCODING},
+                timeout=limit) as response:
+            if response.status_code != 200:
+                return None
+            raw, too_large = await read_capped(response, MAX_REPLY_BYTES)  # bounded whatever its encoding
+        return None if too_large else _engine_from_models(json.loads(raw), settings.model)
+    except (httpx.HTTPError, ValueError, TimeoutError):
         return None
 
 

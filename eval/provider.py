@@ -7,7 +7,7 @@ with `ProviderDown` once the provider has been down for the run-level deadline; 
 after a 429 until the announced time; and a concurrency limit that halves on a 429 and grows back
 by one per round of successes, so a rate limit without any header is found as well. `send` is one
 request through that health object: it retries what is transient, counts a 429 against no one,
-caps the reply at 64 KB, and redacts secrets from every message it makes.
+caps the reply at 64 KB whatever its encoding (decoded as it arrives), and redacts secrets from every message it makes.
 
 Both the Judge (eval/judge_client.py) and the prediction client build on this module; the shape
 of requests and replies is eval/openai_api.py.
@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import io
 import json
 import math
 import random
 import re
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -548,18 +550,118 @@ def _failure_in_body(payload: object) -> str | None:
     return None
 
 
-async def _read_capped(response: "httpx.Response", cap: int) -> tuple[bytes, bool]:
-    """At most `cap` bytes of the decoded body; True when there was more."""
+# The encodings a reply may carry: the harness asks for these only and decodes them itself, with
+# a bound on every step (httpx's own decoders inflate a whole network chunk at once: 2 KB of
+# `gzip, gzip` became 1 GiB in one call). Another compression (br, zstd) is a failed answer;
+# a name that is no compression (identity, junk) is ignored, as httpx ignores it.
+ACCEPT_ENCODING = "gzip, deflate"
+MAX_ENCODINGS = 4  # `gzip, gzip` is legal; a long stack is only ever a decompression bomb
+INFLATE_STEP = 16 * 1024  # the most any decoding step yields at once
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+_REFUSED = frozenset({"br", "zstd", "compress", "x-compress"})  # compressions this reader cannot bound
+
+
+class _Inflater:
+    """One `Content-Encoding` layer, decoded in steps of at most INFLATE_STEP bytes."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.raw_deflate_tried = name != "deflate"  # "deflate" is zlib-wrapped, or raw in old servers
+        self.engine = zlib.decompressobj(_WBITS[name])
+
+    def steps(self, data: bytes):
+        """The decoded bytes of `data`, step by step (the caller may stop at any step)."""
+        while True:
+            try:
+                out = self.engine.decompress(data, INFLATE_STEP)
+            except zlib.error as error:
+                if self.raw_deflate_tried:
+                    raise _decoding_error(f"{self.name}: {error}") from None
+                self.raw_deflate_tried = True
+                self.engine = zlib.decompressobj(-zlib.MAX_WBITS)
+                continue
+            self.raw_deflate_tried = True
+            data = self.engine.unconsumed_tail
+            if out:
+                yield out
+            if not data and len(out) < INFLATE_STEP:
+                return
+
+    def flush(self) -> bytes:
+        try:
+            return self.engine.flush()  # every step was drained: at most the last window is left
+        except zlib.error as error:
+            raise _decoding_error(f"{self.name}: {error}") from None
+
+
+def _decoding_error(message: str) -> Exception:
+    import httpx
+
+    return httpx.DecodingError(f"the reply's body cannot be decoded ({message})")
+
+
+class _BoundedBody:
+    """A reply's body decoded layer by layer and counted as it grows: the caller stops at its cap,
+    so no layer ever holds more than INFLATE_STEP bytes of output (a bomb costs the cap, not GiB)."""
+
+    def __init__(self, content_encoding: str):
+        names = [name.strip().lower() for name in content_encoding.split(",")]
+        refused = [name for name in names if name in _REFUSED]
+        if refused:
+            raise _decoding_error(f"content-encoding {refused[0]!r}, which the harness does not ask for "
+                                  f"(Accept-Encoding: {ACCEPT_ENCODING})")
+        names = [name for name in names if name in _WBITS]  # others (identity, junk) change nothing, as in httpx
+        if len(names) > MAX_ENCODINGS:
+            raise _decoding_error(f"{len(names)} stacked content encodings")
+        self.layers = [_Inflater(name) for name in reversed(names)]  # the last applied is undone first
+
+    def feed(self, data: bytes, layer: int = 0):
+        """The decoded bytes `data` (raw, or the output of layer `layer - 1`) yields, step by step."""
+        if layer == len(self.layers):
+            if data:
+                yield data
+            return
+        for step in self.layers[layer].steps(data):
+            yield from self.feed(step, layer + 1)
+
+    def finish(self, layer: int = 0):
+        """What the layers still hold once the raw body has ended."""
+        if layer == len(self.layers):
+            return
+        yield from self.feed(self.layers[layer].flush(), layer + 1)
+        yield from self.finish(layer + 1)
+
+
+def raw_cap(cap: int) -> int:
+    """The most raw bytes a body decoding to at most `cap` can take (deflate adds 5 bytes per
+    stored block of 16 KB to incompressible data, plus headers)."""
+    return cap + cap // 1024 + 1024
+
+
+async def read_capped(response: "httpx.Response", cap: int) -> tuple[bytes, bool]:
+    """At most `cap` bytes of the decoded body; True when there was more (or the raw body alone
+    was longer than any body of `cap` bytes can be). Decoded and counted as it arrives."""
     declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
+    if declared.isdigit() and int(declared) > raw_cap(cap):
         return b"", True
-    chunks, size = [], 0
-    async for chunk in response.aiter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > cap:
-            return b"".join(chunks)[:cap], True
-    return b"".join(chunks), False
+    body = _BoundedBody(response.headers.get("content-encoding", ""))
+    decoded = io.BytesIO()  # getvalue() hands its buffer over: the body is held once
+
+    def over(steps) -> bool:
+        for step in steps:
+            decoded.write(step)
+            if decoded.tell() > cap:
+                decoded.truncate(cap)
+                return True
+        return False
+
+    raw_size = 0
+    async for raw in response.aiter_raw():
+        raw_size += len(raw)
+        if raw_size > raw_cap(cap) or over(body.feed(raw)):
+            return decoded.getvalue(), True
+    too_large = over(body.finish())
+    return decoded.getvalue(), too_large
 
 
 def _describe(error: BaseException) -> str:
@@ -593,9 +695,10 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
         unreachable = False
         try:
             async with asyncio.timeout(limit):
-                async with client.stream("POST", url, content=body, headers=headers,
+                async with client.stream("POST", url, content=body,
+                                         headers={**headers, "Accept-Encoding": ACCEPT_ENCODING},
                                          timeout=httpx.Timeout(limit)) as response:
-                    raw, too_large = await _read_capped(response, max_reply_bytes)
+                    raw, too_large = await read_capped(response, max_reply_bytes)
             status = response.status_code
         except (httpx.TransportError, httpx.DecodingError, TimeoutError) as error:
             status = 0

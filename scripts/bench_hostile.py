@@ -1,12 +1,17 @@
 """Hostile predictions (docs/testing.md): the time every hard rule of both sets and the syllable counter
 take on the degenerate outputs of issue 21, and on repeated tokens of growing size.
 
-Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000]
+Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000] [--lists [--items 10000,40000]]
+       [--release]
 
 `--shapes` times each named shape on the bundled row it targets (every hard rule of both sets,
 then the whole row written as a scores.jsonl line); `--sweep` times each rule and counter on
 predictions of the given sizes in KB and prints the ratio between consecutive sizes (10 means
-linear). Figures are in docs/testing.md. tests/test_hostile_input.py runs the same builders.
+linear); `--lists` times each rule and validator that reads a list (a glossary line, social
+elements, a term_dict, assets) at the given numbers of items. `--release` reads release sources that
+stop Python's parser (issue 34) through eval.release_source.read_source, each in a child process,
+and prints its outcome, time and peak memory. Figures are in docs/testing.md. tests/test_hostile_input.py
+runs the same builders (tests/test_release_bindings.py the release shapes, at smaller sizes).
 """
 
 from __future__ import annotations
@@ -143,6 +148,119 @@ def sweep_cases():
     return cases
 
 
+# --- lists: a constraint line or term_dict of n items (issue 34 item 13) -------------------------
+
+GLOSSARY_ROW = "itb-social-011"  # any bundled row: its constraint lines are replaced
+
+
+def list_cases():
+    """(label, build(n) -> callable): each rule and validator that reads a list of n items, on a
+    prediction holding every item (the worst case for a per-item search: each one is found late)."""
+    from eval.ifmtbench.labels import LABELS
+    from eval.ifmtbench.rows import row_warnings as ifmt_row_warnings
+    from eval.ifmtbench.rules import check_assets, check_glossary
+    from eval.insttrans.rows import row_warnings
+    from eval.insttrans.rules import RULE_SETS
+
+    base = bundled_rows()[GLOSSARY_ROW]
+
+    def insttrans(constraint_id: str, rule_set: str, validate: bool = False):
+        def build(n: int):
+            if constraint_id == "term_compliance":
+                items = [f"term{i}" for i in range(n)]
+                line = "术语对照：" + "、".join(f"源{i}→{item}" for i, item in enumerate(items))
+            else:
+                items = [f"#topic{i}#" for i in range(n)]
+                line = "保留社交元素：" + "、".join(items)
+            row = {**base, "constraints": [line], "constraint_ids": [constraint_id]}
+            prediction = " ".join(items)
+            if validate:
+                return lambda: row_warnings(row)
+            return lambda: RULE_SETS[rule_set][constraint_id](prediction, row)
+        return build
+
+    def ifmtbench(kind: str):
+        def build(n: int):
+            targets = {f"t{i}": [f"candidate{i}a", f"candidate{i}b"] for i in range(n)}
+            output = " ".join(f"candidate{i}a" for i in range(n))
+            row = {"output": output, "term_dict": targets, "meta_data": {"extracted_assets": [f"`a{i}`" for i in range(n)]}}
+            response = " ".join(f"candidate{i}b `a{i}`" for i in range(n))
+            if kind == "glossary":
+                return lambda: check_glossary(row, response)
+            if kind == "assets":
+                return lambda: check_assets(row, response)
+            label = next(name for name, entry in LABELS.items() if entry[0] == "glossary")
+            return lambda: ifmt_row_warnings(row, [label], {}, targets)
+        return build
+
+    return [("InstTrans original term_compliance", insttrans("term_compliance", "original")),
+            ("InstTrans strict term_compliance", insttrans("term_compliance", "strict")),
+            ("InstTrans original social_preserve", insttrans("social_preserve", "original")),
+            ("InstTrans glossary row validation", insttrans("term_compliance", "original", validate=True)),
+            ("IFMTBench glossary", ifmtbench("glossary")),
+            ("IFMTBench assets", ifmtbench("assets")),
+            ("IFMTBench glossary row validation", ifmtbench("validation"))]
+
+
+def time_list_case(build, n: int, repeats: int = 3) -> float:
+    """The best of `repeats` timings of one list case at n items (building the input not counted)."""
+    call = build(n)
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+# name -> release source text (issue 34 item 8's sizes), read as a release file would be.
+RELEASE_SHAPES = {
+    "unary chain, 10 KB": lambda: "X = " + "- " * 5_000 + "1\n",
+    "concatenation, 200,000 terms": lambda: "X = " + " + ".join(['"a"'] * 200_000) + "\n",
+    "attribute chain, 2,000 deep": lambda: "X = a" + ".b" * 2_000 + "\n",
+    "list literal, 6 MB": lambda: "X = [" + "0," * 3_000_000 + "]\n",
+    "list literal at the cap": lambda: "X = [" + "0," * 65_000 + "]\n",
+    "an ordinary file (a few KB)": lambda: "X = {'en': 'E'}\n" * 200,
+}
+_CHILD = """
+import resource, sys, time
+from pathlib import Path
+from eval.errors import ConfigError
+from eval.release_source import read_source
+path = Path(sys.argv[1])
+start = time.perf_counter()
+try:
+    read_source(path.parent, path.name)
+    outcome = "read"
+except ConfigError as error:
+    reason = ("the size cap" if "bytes" in error.message else "the depth bound" if "nested at most" in error.message
+              else "the parser's limit" if "too deep" in error.message else "does not parse")
+    outcome = "exit 2, " + reason
+print(f"{time.perf_counter() - start:.3f}\t{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}\t{outcome}")
+"""
+
+
+def release_shapes() -> None:
+    """Each shape read in a fresh interpreter: its outcome, the read's time and the process's peak RSS
+    (the interpreter and the harness's imports included; 'an ordinary file' shows that floor)."""
+    import subprocess
+    import tempfile
+    print("| release source | bytes | outcome | time | peak RSS |")
+    print("|---|---:|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as folder:
+        for name, build in RELEASE_SHAPES.items():
+            path = Path(folder) / "release.py"
+            path.write_text(build(), encoding="utf-8")
+            result = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
+                                    cwd=ROOT, timeout=600)
+            if result.returncode != 0:
+                print(f"| {name} | {path.stat().st_size:,} | exit {result.returncode}: "
+                      f"{result.stderr.strip().splitlines()[-1][:80]} | | |", flush=True)
+                continue
+            seconds, peak, outcome = result.stdout.strip().split("\t")
+            print(f"| {name} | {path.stat().st_size:,} | {outcome} | {seconds} s | {peak} MB |", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", action="store_true", help="time the named hostile shapes")
@@ -150,8 +268,23 @@ def main() -> int:
     parser.add_argument("--sizes", default="10,100,1000", help="sweep sizes in KB (default 10,100,1000)")
     parser.add_argument("--only", default="", help="only the shapes whose name contains this")
     parser.add_argument("--verbose", action="store_true", help="print every sweep case as it is timed")
+    parser.add_argument("--lists", action="store_true",
+                        help="time the rules and validators that read a list (a glossary of n items)")
+    parser.add_argument("--items", default="10000,40000", help="list sizes for --lists (default 10000,40000)")
+    parser.add_argument("--release", action="store_true", help="read release sources that stop Python's parser")
     args = parser.parse_args()
-    if not (args.shapes or args.sweep):
+    if args.lists:
+        sizes = [int(size) for size in args.items.split(",")]
+        print("| list read by | " + " | ".join(f"{n:,} items" for n in sizes) + " | ratio |")
+        print("|---|" + "---:|" * (len(sizes) + 1))
+        for label, build in list_cases():
+            seconds = [time_list_case(build, n, repeats=1) for n in sizes]
+            print(f"| {label} | " + " | ".join(f"{s:.3f} s" for s in seconds)
+                  + f" | {seconds[-1] / max(seconds[0], 1e-3):.1f} |", flush=True)
+        return 0
+    if args.release:
+        release_shapes()
+    if not (args.shapes or args.sweep or args.release):
         args.shapes = True
     if args.shapes:
         rows = bundled_rows()

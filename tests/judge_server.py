@@ -65,7 +65,7 @@ class Recorded:
 @dataclass
 class Reply:
     status: int = 200
-    body: object = None  # dict -> JSON; str -> sent as is
+    body: object = None  # dict -> JSON; str -> sent as is (UTF-8); bytes -> sent as is
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
@@ -371,8 +371,10 @@ class JudgeServer:
                         self.in_flight -= 1
                 if reply.drop:
                     return
-                payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
-                data = payload.encode("utf-8")
+                if isinstance(reply.body, bytes):  # sent as is (an encoded body: its headers say how)
+                    data = reply.body
+                else:
+                    data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode("utf-8")
                 head = [f"HTTP/1.1 {reply.status} {REASONS.get(reply.status, 'Status')}",
                         "Content-Type: application/json", f"Content-Length: {len(data)}"]
                 head += [f"{name}: {value}" for name, value in reply.headers.items()]

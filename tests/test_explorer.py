@@ -492,3 +492,48 @@ def test_browser_a_long_text_shows_its_start_and_the_rest_on_request(tmp_path):
         assert len(driver.locator("#detail [data-text=prediction]").text_content()) == 100_000
         driver.locator("#detail button.link").click()
         assert driver.locator("#detail [data-text=prediction]").text_content() == long_text
+
+
+PROTOTYPE_NAMES = ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]
+
+
+def prototype_named_page(path: Path) -> dict:
+    """Rows whose facet values, facet names and number names are the names an object inherits."""
+    values = ["constructor", "constructor", "toString", "hasOwnProperty", "__proto__", "__proto__", "__proto__",
+              "valueOf", "plain"]
+    items = [{"id": f"r{index}", "f": {"label": value, "__proto__": "p" if index % 2 else "q",
+                                        **({"constructor": "c"} if index < 3 else {})},
+              "n": {"toString": index} if index % 3 else {}, "s": value, "t": [],
+              "p": [{"h": "", "st": "ok", "pr": value, "pl": "", "ws": False, "c": [], "j": [], "d": []}]}
+             for index, value in enumerate(values)]
+    path.write_text(page("prototype names", {"kind": "run", "title": "prototype names", "meta": [],
+                                             "numbers": ["toString"], "items": items}), encoding="utf-8")
+    return {"values": values, "items": items}
+
+
+@browser
+def test_browser_facet_values_named_like_object_properties_count_as_any_other(tmp_path):
+    """`constructor`, `toString`, `hasOwnProperty`, `valueOf` show their counts (not a function's
+    source) and `__proto__` is a value and a facet like any other (issue 34 item 10)."""
+    built = prototype_named_page(tmp_path / "proto.html")
+    with browser_page() as driver:
+        errors = open_page(driver, tmp_path / "proto.html")
+        assert visible_count(driver) == len(built["items"])
+        for value in set(built["values"]):
+            assert facet_count(driver, "label", value) == built["values"].count(value), value
+        facets = driver.locator("details.facet summary").all_text_contents()
+        assert facets == ["label", "__proto__", "constructor"]
+        assert facet_count(driver, "__proto__", "p") == 4 and facet_count(driver, "__proto__", "q") == 5
+        assert facet_count(driver, "constructor", "c") == 3  # rows without the facet are not counted
+        driver.screenshot(path=str(tmp_path / "proto.png"))
+        choose(driver, "label", "__proto__")
+        assert visible_count(driver) == 3
+        assert facet_count(driver, "constructor", "c") == 0  # rows 4-6 lack it: no inherited value
+        choose(driver, "__proto__", "q")
+        assert visible_count(driver) == 2  # rows 4 and 6
+        driver.click("#clear")
+        driver.select_option("#sort", "-toString")  # a number named like a property sorts by the data
+        driver.wait_for_timeout(100)
+        first = driver.locator("#spacer .row").first.get_attribute("data-index")
+        assert first == "8"
+    assert errors == []

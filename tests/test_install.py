@@ -97,6 +97,24 @@ def test_installed_commands_work_from_any_directory(installed, tmp_path):
     assert str(ROOT) not in located.stdout  # the installed copy ran, not the checkout
 
 
+def test_installed_commands_import_nothing_from_a_hostile_current_folder(installed, tmp_path):
+    """Issue 34 item 14: a folder holding its own `eval/__init__.py` (a release folder does) and
+    modules named like the harness's imports; every console command runs the installed harness."""
+    from test_cwd_imports import hostile_folder, ran
+
+    folder = hostile_folder(tmp_path)
+    predictions = installed / "share" / "insttrans-bench" / "data" / "example_predictions.jsonl"
+    done = run_in(folder, installed, "insttrans-eval", "--predictions", str(predictions), "--output-dir", "run",
+                  "--skip-judge", "--quiet", "--limit", "5")
+    assert done.returncode == 0, done.stderr
+    for command in (["insttrans-compare", "run", "run"], ["insttrans-leaderboard", "run"],
+                    ["insttrans-prepare", "--output", "inputs.jsonl", "--limit", "2"], ["insttrans-predict", "--help"],
+                    ["python", "-P", "-m", "eval.compare", "run", "run"]):
+        done = run_in(folder, installed, *command)
+        assert done.returncode == 0, (command, done.stderr)
+    assert ran(folder) == []
+
+
 # --- the Python API -------------------------------------------------------------------------------
 
 def test_the_api_returns_the_run_as_objects(tmp_path):

@@ -73,7 +73,7 @@ def test_a_cache_of_a_newer_version_or_not_a_database_is_refused(tmp_path):
         open_cache(newer)
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not a database at all" * 100)
-    with pytest.raises(ConfigError, match="cannot be used"):
+    with pytest.raises(ConfigError, match="is not a SQLite file"):
         open_cache(junk)
     fresh = open_cache(tmp_path / "fresh.sqlite")
     assert fresh.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

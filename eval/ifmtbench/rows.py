@@ -17,6 +17,7 @@ from eval.errors import DataError
 from eval.ifmtbench.labels import DATA_FORMATS, LABELS
 from eval.ifmtbench.rules import chunk_count, data_format_of, parse_term_dict, term_candidates
 from eval.paths import bundle_root
+from eval.substrings import occurring
 
 ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
 RECOGNISED_BY = ("md5", "class", "input", "output", "origin_text")
@@ -164,9 +165,15 @@ def row_warnings(row: dict, labels: list[str], meta: dict, terms: dict | None) -
             warnings.append("term_dict is missing, empty or not an object: the glossary rule fails for every response "
                             "(the Judge fallback decides), as in the original scorer")
         elif row["output"]:
+            # `c in row["output"]` for every candidate of a multi-candidate term, the reference read once
+            several = [term_candidates(target) for target in terms.values() if len(term_candidates(target)) > 1]
+            in_output = (occurring((c for candidates in several for c in candidates if isinstance(c, str) and c),
+                                   row["output"]) if isinstance(row["output"], str) else set())
             for term, target in terms.items():
                 candidates = term_candidates(target)
-                if len(candidates) > 1 and not any(c and c in row["output"] for c in candidates):
+                if len(candidates) > 1 and not any(
+                        c and (c in in_output if isinstance(c, str) and isinstance(row["output"], str)
+                               else c in row["output"]) for c in candidates):
                     warnings.append(f"term {term!r} has {len(candidates)} candidates and the reference uses none: the "
                                     "glossary rule fails for every response (the Judge fallback decides), as in the "
                                     "original scorer")

@@ -19,6 +19,7 @@ import re
 from html.parser import HTMLParser
 
 from eval.ifmtbench.labels import DATA_FORMATS
+from eval.substrings import occurring
 from eval.types import RuleVerdict
 
 SHOWN = 5  # terms, assets or paths named in a detail
@@ -48,6 +49,11 @@ def term_candidates(target: object) -> list:
     return target if isinstance(target, list) else [target]
 
 
+def _string_candidates(targets) -> list[str]:
+    return [candidate for target in targets for candidate in term_candidates(target)
+            if isinstance(candidate, str) and candidate]
+
+
 def check_glossary(row: dict, response: str) -> RuleVerdict:
     """Every term needs a non-empty candidate that is a case-sensitive substring of the response;
     a term with more than one candidate (and a non-empty reference) needs a hit that is also in
@@ -59,12 +65,22 @@ def check_glossary(row: dict, response: str) -> RuleVerdict:
         return RuleVerdict(False, {"reason": "the response is empty", "terms": len(terms)})
     reference = row["output"]
     unmatched, wrong = [], []
+    # `candidate in response` and `hit in reference` for every candidate, each text read once
+    # (a glossary of many terms is not many passes); a candidate that is no string is tested as before.
+    in_response = occurring(_string_candidates(terms.values()), response)
+    hits_by_term = {term: [candidate for candidate in term_candidates(target) if candidate
+                           and (candidate in in_response if isinstance(candidate, str) else candidate in response)]
+                    for term, target in terms.items()}
+    in_reference = occurring((hit for term, hits in hits_by_term.items() if len(term_candidates(terms[term])) > 1
+                              for hit in hits if isinstance(hit, str)), reference) if isinstance(reference, str) else set()
     for term, target in terms.items():
         candidates = term_candidates(target)
-        hits = [candidate for candidate in candidates if candidate and candidate in response]
+        hits = hits_by_term[term]
         if not hits:
             unmatched.append(term)
-        elif len(candidates) > 1 and reference and not any(hit in reference for hit in hits):
+        elif len(candidates) > 1 and reference and not any(
+                hit in in_reference if isinstance(hit, str) and isinstance(reference, str) else hit in reference
+                for hit in hits):
             wrong.append(term)
     detail: dict = {"terms": len(terms), "matched": len(terms) - len(unmatched) - len(wrong)}
     if unmatched:
@@ -279,7 +295,8 @@ def check_assets(row: dict, response: str) -> RuleVerdict:
     if assets and not response:
         return RuleVerdict(False, {"assets": len(assets), "matched": 0, "lost": [_cut(a) for a in assets[:SHOWN]],
                                    "reason": "the response is empty"})
-    lost = [asset for asset in assets if asset not in response]
+    present = occurring((asset for asset in assets if isinstance(asset, str)), response)  # one pass, any count
+    lost = [asset for asset in assets if (asset not in present if isinstance(asset, str) else asset not in response)]
     detail = {"assets": len(assets), "matched": len(assets) - len(lost)}
     if lost:
         detail["lost"] = [_cut(asset) for asset in lost[:SHOWN]]

@@ -18,6 +18,7 @@ import eval.insttrans.strict_rules as strict
 from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json,
                                        prediction_json, short, source_json, multiset_changes, syllable_concordance)
 from eval.reasons import listed
+from eval.substrings import occurring
 from eval.types import RuleVerdict
 
 HARD = "hard"
@@ -373,6 +374,7 @@ def glossary_terms(row: dict) -> list[str]:
     Validation uses it too: a term_compliance row for which this is empty is a data error (§1).
     """
     terms: list[str] = []
+    seen: set[str] = set()  # alongside the ordered list: a membership test per term is not a scan
     for line in row["constraints"]:
         if not line_states(line, "term_compliance"):
             continue
@@ -383,7 +385,8 @@ def glossary_terms(row: dict) -> list[str]:
             if "→" not in piece:
                 continue
             term = piece.split("→", 1)[1].strip()
-            if term and term not in terms:
+            if term and term not in seen:
+                seen.add(term)
                 terms.append(term)
     return terms
 
@@ -395,16 +398,32 @@ def term_occurs(term: str, prediction: str) -> bool:
     return _standalone_term(term).search(prediction) is not None
 
 
+def _is_standalone_term(term: str) -> bool:
+    """term_occurs's choice: a term with no CJK or kana needs no `\\w` on either side."""
+    return _CJK_OR_KANA.search(term) is None
+
+
 @lru_cache(maxsize=4096)
 def _standalone_term(term: str) -> re.Pattern:
     return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)")
 
 
-def check_term_compliance(prediction: str, row: dict,
-                          occurs: Callable[[str, str], bool] = term_occurs) -> RuleVerdict:
+@dataclass(frozen=True)
+class TermMatch:
+    """How a scorer version finds a glossary term, for all of a row's terms in one pass: a term for
+    which `standalone(term)` holds needs no `blocker` character right before or after it."""
+    standalone: Callable[[str], bool]
+    blocker: re.Pattern
+
+
+PUBLIC_V1_TERMS = TermMatch(_is_standalone_term, re.compile(r"\w"))  # = term_occurs
+
+
+def check_term_compliance(prediction: str, row: dict, match: TermMatch = PUBLIC_V1_TERMS) -> RuleVerdict:
     """SPEC §7.3: every glossary target term occurs in the prediction, case-sensitive."""
     terms = glossary_terms(row)
-    missing = [term for term in terms if not occurs(term, prediction)]
+    present = occurring(terms, prediction, match.standalone, match.blocker)  # term_occurs, in one pass
+    missing = [term for term in terms if term not in present]
     detail: dict = {"terms": terms, "missing": missing}
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"
@@ -421,6 +440,7 @@ def explain_term_compliance(detail: dict) -> str:
 def social_elements(row: dict) -> list[str]:
     """The elements of every `社交元素` line (§7.4): after the first `:` (else the first `：`)."""
     elements: list[str] = []
+    seen: set[str] = set()
     for line in row["constraints"]:
         if not line_states(line, "social_preserve"):
             continue
@@ -432,7 +452,8 @@ def social_elements(row: dict) -> list[str]:
             continue
         for piece in _LIST_SEPARATORS.split(listed):
             element = piece.strip()
-            if element and element not in elements:
+            if element and element not in seen:
+                seen.add(element)
                 elements.append(element)
     return elements
 
@@ -440,7 +461,8 @@ def social_elements(row: dict) -> list[str]:
 def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
     """SPEC §7.4: each listed social element occurs verbatim; no element listed passes."""
     elements = social_elements(row)
-    missing = [element for element in elements if element not in prediction]
+    present = occurring(elements, prediction)  # `element in prediction` for each, in one pass
+    missing = [element for element in elements if element not in present]
     detail: dict = {"elements": elements, "missing": missing}
     if not elements:
         detail["note"] = "no social element in the constraint lines"
@@ -627,7 +649,10 @@ def _bounded_term_1005(term: str) -> re.Pattern:
                       rf"(?:(?!\w)|(?=[{NO_SPACE_SCRIPTS}]))")
 
 
-check_term_compliance_1005 = partial(check_term_compliance, occurs=term_occurs_1005)
+# = term_occurs_1005: a word character of a script written without spaces does not block a term
+TERMS_1005 = TermMatch(lambda term: _NO_SPACE_CHAR.search(term) is None,
+                       re.compile(rf"(?![{NO_SPACE_SCRIPTS}])\w"))
+check_term_compliance_1005 = partial(check_term_compliance, match=TERMS_1005)
 
 
 def check_syllable_order_1005(prediction: str, row: dict) -> RuleVerdict:

@@ -23,6 +23,7 @@ from eval.insttrans.markdown_tokens import markdown_parser, parse_blocks, parse_
 from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json, parse_json,
                                        prediction_json, multiset_changes, short, source_json, syllable_concordance)
 from eval.reasons import listed
+from eval.substrings import occurring
 from eval.types import RuleVerdict
 
 
@@ -659,7 +660,9 @@ def check_term_compliance_strict(prediction: str, row: dict, glossary_terms: Cal
     text = nfc(normalise(prediction))
     if not text:
         return RuleVerdict(False, {"terms": terms, "missing": terms, **_EMPTY_AFTER_NORMALISATION})
-    missing = [term for term in terms if nfc(term) not in text]
+    normalised = {term: nfc(term) for term in terms}
+    present = occurring(normalised.values(), text)  # `nfc(term) in text` for each, in one pass
+    missing = [term for term in terms if normalised[term] not in present]
     detail: dict = {"terms": terms, "missing": missing}
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"

@@ -85,6 +85,8 @@ class Templates:
         self.language_names = rs.constant(prompt_file, "LANG_CN", dict)
         self.prompt = rs.check_template(rs.constant(prompt_file, "JUDGE_PROMPT", str), PROMPT_FIELDS,
                                         f"{PROMPT_FILE}: JUDGE_PROMPT")
+        for name in ("JUDGE_PROMPT", "LANG_CN"):  # evaluate.py must send them as judge_prompt.py binds them
+            rs.imported(evaluate, name)
         fill = rs.one_call(evaluate, "format", receiver="JUDGE_PROMPT")
         where = f"{EVALUATE}: JUDGE_PROMPT.format"
         rs.check_members([item.arg for item in fill.keywords], FORMAT_KEYWORDS, f"{where} keywords")
