@@ -185,18 +185,23 @@ def request_body(settings: PredictSettings, messages: list[dict]) -> bytes:
 # Answers
 # ---------------------------------------------------------------------------------------------
 
-def answer_record(answer: Answer, case_id: str) -> dict:
-    """The output line: `prediction` is scored; `response` is provenance (ignored by scoring)."""
-    response = {"finish": answer.finish, "truncated": answer.truncated, "model": answer.model}
+def answer_record(answer: Answer, case_id: str, secrets: tuple[str, ...] = ()) -> dict:
+    """The output line: `prediction` is scored; `response` is provenance (ignored by scoring).
+    The model's text is written without `secrets` (the API key, or any 8-character piece of it, as
+    [redacted]): no file may hold a key (SPEC §10), and a translation has no use for one."""
+    from eval.redaction import without_secrets
+
+    response = {"finish": answer.finish, "truncated": answer.truncated,
+                "model": answer.model if answer.model is None else without_secrets(answer.model, secrets)}
     if answer.incomplete_reason is not None:
-        response["incomplete_reason"] = answer.incomplete_reason
+        response["incomplete_reason"] = without_secrets(answer.incomplete_reason, secrets)
     if answer.refusal is not None:
-        response["refusal"] = answer.refusal
+        response["refusal"] = without_secrets(answer.refusal, secrets)
     if answer.reasoning_chars is not None:
         response["reasoning_chars"] = answer.reasoning_chars
     if answer.usage:
         response["usage"] = answer.usage
-    return {"case_id": case_id, "prediction": answer.text, "response": response}
+    return {"case_id": case_id, "prediction": without_secrets(answer.text, secrets), "response": response}
 
 
 extract_answer = parse_answer  # the final answer of a 200 body (SPEC §13), read by eval/openai_api.py
@@ -526,7 +531,7 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                           f"{settings.endpoint_kind} response: {error}", secrets, 500),
                                    hint="check MODEL_API_BASE (an OpenAI-compatible API) and --endpoint; the "
                                         "answers received so far are saved: rerun to resume") from None
-            record = answer_record(answer, row.case_id)
+            record = answer_record(answer, row.case_id, secrets)
             if answer.reasoning_chars is not None and GATEWAY_HEADER in reply.headers:
                 record["response"]["reasoning_split_by_gateway"] = True  # LiteLLM moves <think> out of the content
             writer.write(record)
