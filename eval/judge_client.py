@@ -578,22 +578,29 @@ def _stored(session: JudgeSession, text: str) -> str:
     verdict); only what is written changes (SPEC §10)."""
     stored = without_secrets(text, session.secrets)
     if stored != text:
-        _notice(session, "key", "a Judge reply quotes an API key (or a piece of one): the results keep it with "
-                                "[redacted] in its place, the verdict read off the reply as it came")
+        _notice(session, "key", KEY_NOTICE)
     return stored
+
+
+KEY_NOTICE = ("a reply quotes an API key (or a piece of one): the results keep it with [redacted] in its place (the "
+              "verdict is read off the reply as it came), and it is not cached (a rerun asks again)")
 
 
 def _keep(session: JudgeSession, key: str, body: bytes, text: str) -> None:
     """Commit a reply to the cache, unless it cannot be kept as it came: one whose reply or request
     holds a key or a piece of one (a redacted copy, served back, could read as another verdict: the
     rerun asks again) or a lone surrogate (no UTF-8 for SQLite to store)."""
+    if without_secrets(text, session.secrets) != text:
+        _notice(session, "key", KEY_NOTICE)
+        return
     request = body.decode("utf-8")
-    if without_secrets(text, session.secrets) != text or without_secrets(request, session.secrets) != request:
-        _notice(session, "key cache", "a Judge exchange that quotes an API key is not cached (a rerun asks again)")
+    if without_secrets(request, session.secrets) != request:
+        _notice(session, "key in request", "a request quotes an API key (or a piece of one; a prediction, or an "
+                                           "earlier reply in a repair turn): its reply is not cached (a rerun asks again)")
         return
     if _LONE_SURROGATE.search(text) is not None:
-        _notice(session, "surrogate", "a Judge reply holds a lone surrogate (a \\udXXX escape that is no character): "
-                                      "it is not cached (a rerun asks again); the results write it as its escape")
+        _notice(session, "surrogate", "a reply holds a lone surrogate (a \\udXXX escape that is no character): it is "
+                                      "not cached (a rerun asks again); the results write it as its escape")
         return
     write_reply(session.cache, key, session.settings.model, session.kind, body, text)
 
