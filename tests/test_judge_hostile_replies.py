@@ -22,7 +22,7 @@ from conftest import make_row, write_jsonl
 from eval.cli import run_cli
 from eval.predict import build_settings, run_predict
 from eval.redaction import REDACTED
-from judge_server import (JudgeServer, default_handler, hostile_reply_handler, key_quoting_handler,
+from judge_server import (JudgeServer, Reply, default_handler, hostile_reply_handler, key_quoting_handler,
                           text_reply)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -254,3 +254,24 @@ def test_predict_writes_no_piece_of_the_model_key(tmp_path):
     assert leaked(tmp_path, model_key) == []
     record = json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))
     assert record["prediction"] == f"Bonjour. (my key is {REDACTED}; again: {REDACTED})"
+
+
+def test_a_body_nested_too_deeply_is_one_clean_line(files, monkeypatch, capfd):
+    """A 200 body of 60,000 brackets: Python's JSON reader gives up with RecursionError, which is
+    a body that is not JSON (exit 3 with the usual hint), not an "unexpected error"."""
+    with JudgeServer(lambda request: Reply(body="[" * 30_000 + "]" * 30_000)) as server:
+        status = evaluate_with(server, files, monkeypatch)
+    _, stderr = capfd.readouterr()
+    assert status != 0
+    assert "sent a body that is not JSON" in stderr and "unexpected error" not in stderr
+    assert not (files[2] / "summary.json").exists()
+
+
+def test_the_issue_s_fence_reply_is_repaired_at_once(files, monkeypatch, capfd, expected):
+    """``` + 20,000 newlines + x (40 KB of JSON body, under the 64 KB cap): the old fence pattern took
+    minutes on 8,000 (issue 34: 259 s)."""
+    with JudgeServer(hostile_reply_handler("```" + "\n" * 20_000 + "x")) as server:
+        status = evaluate_with(server, files, monkeypatch)
+    _, stderr = capfd.readouterr()
+    assert status == 0, stderr
+    assert verdicts(files[2]) == expected

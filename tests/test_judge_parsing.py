@@ -304,3 +304,43 @@ def test_redaction_grows_linearly():
                      for size in (16_000, 32_000, 64_000)]
         times = _growth(functions)
         assert times[2] <= DOUBLING_LIMIT ** 2 * times[0], (token, times)
+
+
+# --- provider text outside the reply: an announced wait ----------------------------------------
+
+_OLD_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def _old_duration_seconds(value: str):
+    value = value.strip().lower()
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    parts = _OLD_DURATION_PART.findall(value)
+    if not parts or "".join(number + unit for number, unit in parts) != value:
+        return None
+    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    return sum(float(number) * scale[unit] for number, unit in parts)
+
+
+def test_a_reset_header_reads_as_before_on_generated_values():
+    from eval.provider import _duration_seconds
+
+    rng = random.Random(429)
+    marks = ["1", "0", "5", ".", "m", "s", "ms", "h", "H", " ", "x", "e", "-", "inf", "nan"]
+    values = ["1s", "6m0s", "20ms", "1h2m3.5s", "0.5", "1.5.5s", "1ms", "m", ""]
+    values += ["".join(rng.choice(marks) for _ in range(rng.randint(0, 8))) for _ in range(30_000)]
+    for value in values:
+        old, new = _old_duration_seconds(value), _duration_seconds(value)
+        assert new == old or (old != old and new != new), value  # NaN reads as NaN
+
+
+def test_a_reset_header_of_digits_reads_in_linear_time():
+    """`x-ratelimit-reset-requests: 111…1x` (the header block may hold 16 KB): the part pattern
+    retried every start of the digits (8,000 took 4.6 s, in the event loop)."""
+    from eval.provider import _duration_seconds
+
+    functions = [lambda size=size: _duration_seconds("1" * size + "x") for size in (4_000, 8_000, 16_000)]
+    times = _growth(functions)
+    assert times[2] <= DOUBLING_LIMIT ** 2 * times[0], times
