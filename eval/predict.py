@@ -17,6 +17,7 @@ import asyncio
 import datetime
 import json
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -187,21 +188,38 @@ def request_body(settings: PredictSettings, messages: list[dict]) -> bytes:
 
 def answer_record(answer: Answer, case_id: str, secrets: tuple[str, ...] = ()) -> dict:
     """The output line: `prediction` is scored; `response` is provenance (ignored by scoring).
-    The model's text is written without `secrets` (the API key, or any 8-character piece of it, as
-    [redacted]): no file may hold a key (SPEC §10), and a translation has no use for one."""
-    from eval.redaction import without_secrets
-
+    The server's text is written as `provider_text` keeps it."""
     response = {"finish": answer.finish, "truncated": answer.truncated,
-                "model": answer.model if answer.model is None else without_secrets(answer.model, secrets)}
+                "model": answer.model if answer.model is None else provider_text(answer.model, secrets)}
     if answer.incomplete_reason is not None:
-        response["incomplete_reason"] = without_secrets(answer.incomplete_reason, secrets)
+        response["incomplete_reason"] = provider_text(answer.incomplete_reason, secrets)
     if answer.refusal is not None:
-        response["refusal"] = without_secrets(answer.refusal, secrets)
+        response["refusal"] = provider_text(answer.refusal, secrets)
     if answer.reasoning_chars is not None:
         response["reasoning_chars"] = answer.reasoning_chars
     if answer.usage:
         response["usage"] = answer.usage
-    return {"case_id": case_id, "prediction": without_secrets(answer.text, secrets), "response": response}
+    return {"case_id": case_id, "prediction": provider_text(answer.text, secrets), "response": response}
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def provider_text(value, secrets: tuple[str, ...]):
+    """A server's text as the output keeps it: without `secrets` (the API key, or any 8-character
+    piece of it, as [redacted]: no file may hold a key, SPEC §10, and a translation has no use for
+    one), and each lone surrogate (a `\\udXXX` escape that is no character, which the predictions
+    reader refuses) as U+FFFD, so that the file predict.py writes is one it and evaluate.py read.
+    Lists and dicts (a /models entry) are kept the same way, value by value."""
+    from eval.redaction import without_secrets
+
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", without_secrets(value, secrets))
+    if isinstance(value, list):
+        return [provider_text(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {provider_text(key, secrets): provider_text(item, secrets) for key, item in value.items()}
+    return value
 
 
 extract_answer = parse_answer  # the final answer of a 200 body (SPEC §13), read by eval/openai_api.py
@@ -661,8 +679,9 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
                 engine = found
         else:
             found, signum = None, None
-        engine = {**(engine or {}), **(found or {}),
-                  **{f"header.{name}": value for name, value in state.engine_headers.items()}} or None
+        engine = provider_text({**(engine or {}), **(found or {}),
+                                **{f"header.{name}": value for name, value in state.engine_headers.items()}},
+                               (settings.api_key,)) or None
         records = list(read_written(output_path, input_ids, notify).values())
         order = {row.case_id: index for index, row in enumerate(inputs)}
         records.sort(key=lambda record: order[record["case_id"]])

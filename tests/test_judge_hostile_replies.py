@@ -275,3 +275,24 @@ def test_the_issue_s_fence_reply_is_repaired_at_once(files, monkeypatch, capfd, 
     _, stderr = capfd.readouterr()
     assert status == 0, stderr
     assert verdicts(files[2]) == expected
+
+
+def test_predict_writes_a_lone_surrogate_as_a_replacement_character(tmp_path):
+    """The predictions reader refuses lone surrogates (SPEC §6): an answer holding one is written as
+    U+FFFD, so the file predict.py writes is one it (on resume) and evaluate.py read."""
+    from eval.predict import provider_text
+
+    def handler(request):
+        return text_reply(request.path, "Bonjour \ud800!", model="m-\udc00", prompt=request.prompt)
+
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text(json.dumps({"case_id": "c1", "messages": [{"role": "user", "content": "你好"}]}) + "\n",
+                      encoding="utf-8")
+    with JudgeServer(handler) as server:
+        settings = build_settings(model="stand-in", api_base=server.base_url, api_key="sk-local-123456789",
+                                  concurrency=1, timeout=5.0, deadline_s=2.0)
+        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=lambda line: None)
+    record = json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))
+    assert (record["prediction"], record["response"]["model"]) == ("Bonjour \ufffd!", "m-\ufffd")
+    assert provider_text({"id": ["a\ud800", 7], "k\udfff": "sk-local-123456789"}, ("sk-local-123456789",)) == {
+        "id": ["a\ufffd", 7], "k\ufffd": REDACTED}
