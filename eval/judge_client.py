@@ -51,7 +51,6 @@ from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's 
     public_host,
     uses_responses_endpoint,
 )
-from eval.redaction import without_secrets
 from eval.provider import (
     ProviderDown,
     ProviderFailing,
@@ -62,6 +61,7 @@ from eval.provider import (
     retry_after_seconds,  # noqa: F401  (part of this module's interface since the first Judge)
     send,
 )
+from eval.redaction import without_secrets
 
 if TYPE_CHECKING:  # annotations only; the module is imported where it is used
     from tqdm import tqdm
@@ -582,27 +582,27 @@ def _stored(session: JudgeSession, text: str) -> str:
     return stored
 
 
-KEY_NOTICE = ("a reply quotes an API key (or a piece of one): the results keep it with [redacted] in its place (the "
-              "verdict is read off the reply as it came), and it is not cached (a rerun asks again)")
+KEY_NOTICE = ("a reply quotes an API key (or an 8-character piece of one): the results keep it with [redacted] in "
+              "its place (the verdict is read off the reply as it came), and it is not cached (a rerun asks again; "
+              "a key that is an ordinary word, a local server's placeholder, makes this frequent: change it)")
 
 
 def _keep(session: JudgeSession, key: str, body: bytes, text: str) -> None:
-    """Commit a reply to the cache, unless it cannot be kept as it came: one whose reply or request
-    holds a key or a piece of one (a redacted copy, served back, could read as another verdict: the
-    rerun asks again) or a lone surrogate (no UTF-8 for SQLite to store)."""
+    """Commit a reply to the cache, unless it cannot be kept as it came: one that holds a key or a
+    piece of one (a redacted copy, served back, could read as another verdict: the rerun asks
+    again) or a lone surrogate (no UTF-8 for SQLite to store). The request is kept for audit only
+    (a verdict is found by its hash, taken over the bytes sent): it is stored redacted."""
     if without_secrets(text, session.secrets) != text:
         _notice(session, "key", KEY_NOTICE)
-        return
-    request = body.decode("utf-8")
-    if without_secrets(request, session.secrets) != request:
-        _notice(session, "key in request", "a request quotes an API key (or a piece of one; a prediction, or an "
-                                           "earlier reply in a repair turn): its reply is not cached (a rerun asks again)")
         return
     if _LONE_SURROGATE.search(text) is not None:
         _notice(session, "surrogate", "a reply holds a lone surrogate (a \\udXXX escape that is no character): it is "
                                       "not cached (a rerun asks again); the results write it as its escape")
         return
-    write_reply(session.cache, key, session.settings.model, session.kind, body, text)
+    request = body.decode("utf-8")
+    audit = without_secrets(request, session.secrets)
+    write_reply(session.cache, key, session.settings.model, session.kind,
+                body if audit == request else audit.encode("utf-8"), text)
 
 
 def _notice(session: JudgeSession, kind: str, line: str) -> None:

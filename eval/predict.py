@@ -463,6 +463,7 @@ class RunState:
     written: int = 0
     engine_headers: dict = field(default_factory=dict)
     first_error: BaseException | None = None
+    quoted_key: bool = False  # an answer held the key (or a piece of it): said once
 
 
 def _engine_from_models(payload: object, model: str) -> dict | None:
@@ -508,7 +509,7 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     import httpx
     from tqdm import tqdm
 
-    from eval.provider import ProviderFailing, ProviderHealth, ProviderRejected, redact, send
+    from eval.provider import REDACTED, ProviderFailing, ProviderHealth, ProviderRejected, redact, send
 
     secrets = (settings.api_key,)
     headers = auth_headers(settings.api_key)
@@ -550,6 +551,11 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                    hint="check MODEL_API_BASE (an OpenAI-compatible API) and --endpoint; the "
                                         "answers received so far are saved: rerun to resume") from None
             record = answer_record(answer, row.case_id, secrets)
+            if not state.quoted_key and REDACTED in record["prediction"] and REDACTED not in answer.text:
+                state.quoted_key = True
+                notify(f"case {row.case_id}: the answer quotes the API key (or an 8-character piece of it), written "
+                       "and scored with [redacted] in its place (a key that is an ordinary word, a local server's "
+                       "placeholder, makes this frequent: change MODEL_API_KEY)")
             if answer.reasoning_chars is not None and GATEWAY_HEADER in reply.headers:
                 record["response"]["reasoning_split_by_gateway"] = True  # LiteLLM moves <think> out of the content
             writer.write(record)

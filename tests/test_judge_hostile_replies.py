@@ -118,18 +118,30 @@ def test_no_piece_of_the_key_reaches_a_file_and_every_verdict_is_the_same(files,
     assert all(REDACTED in detail["reply" if shape == "fence" else "invalid_reply"] for detail in details)
     if shape == "repair":
         assert all(detail["repaired"] and REDACTED not in detail["reply"] for detail in details)
-    assert rerun_calls == first_calls  # an exchange that quoted the key was not cached: asked again
+    # a reply that quoted the key was not cached: asked again (a repair turn after it is cached, its
+    # request kept redacted, and served on the rerun: the same conversation has the same hash)
+    assert rerun_calls == (len(details) if shape == "repair" else first_calls)
     assert (out / "scores.jsonl").read_bytes() == (tmp_path / "rerun" / "scores.jsonl").read_bytes()
 
 
-def test_a_key_inside_the_prompt_keeps_the_exchange_out_of_the_cache(files, monkeypatch, tmp_path):
-    """A prediction that quotes the Judge's key: the request stored with a reply would hold it."""
+def test_a_key_inside_the_prompt_is_cached_with_the_request_redacted(files, monkeypatch, tmp_path):
+    """A prediction that quotes the Judge's key: the cache keeps its request for audit redacted; the
+    verdict is found by the hash of the bytes sent, so a rerun is served from the cache."""
+    import sqlite3
+
     data, _, out, cache = files
     predictions = write_jsonl(tmp_path / "quoting.jsonl",
                               [dict(PREDICTIONS[0], prediction=f"He entered. {KEY[5:30]}"), *PREDICTIONS[1:]])
     with JudgeServer(default_handler) as server:
         assert evaluate_with(server, (data, predictions, out, cache), monkeypatch) == 0
-    assert [name for name in leaked(cache.parent) if "cache" in name] == []
+        calls = len(server.requests)
+        assert evaluate_with(server, (data, predictions, out, cache), monkeypatch) == 0
+        assert len(server.requests) == calls
+    # (the prediction itself is the user's input, scored and shown as given: only the cache is checked)
+    assert [name for name in leaked(tmp_path) if name.startswith(cache.name)] == []
+    with sqlite3.connect(cache) as connection:
+        requests = [row[0] for row in connection.execute("SELECT request FROM judge_replies")]
+    assert len(requests) == 5 and sum(REDACTED in request for request in requests) == 2  # quality and soft of r1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,8 +262,10 @@ def test_predict_writes_no_piece_of_the_model_key(tmp_path):
     with JudgeServer(handler) as server:
         settings = build_settings(model="stand-in", api_base=server.base_url, api_key=model_key, concurrency=1,
                                   timeout=5.0, deadline_s=2.0)
-        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=lambda line: None)
+        notes: list[str] = []
+        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=notes.append)
     assert leaked(tmp_path, model_key) == []
+    assert sum("quotes the API key" in line for line in notes) == 1
     record = json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))
     assert record["prediction"] == f"Bonjour. (my key is {REDACTED}; again: {REDACTED})"
 
