@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import sqlite3
 import sys
@@ -75,7 +74,6 @@ QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
 REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
-SECRET_VARIABLES = ("MODEL_API_KEY",)  # keys besides the Judge's that no stored text may hold (predict.py's)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -389,9 +387,10 @@ class _Aborted(Exception):
 
 
 def stored_secrets(settings: JudgeSettings) -> tuple[str, ...]:
-    """The keys no text the Judge client stores or prints may hold: the Judge's own, and the
-    model's (MODEL_API_KEY, predict.py's) when the environment has it."""
-    return (settings.api_key, *(os.environ.get(name, "").strip() for name in SECRET_VARIABLES))
+    """The keys no text the Judge client stores or prints may hold: the one it sends, the only one
+    a provider can quote back. (predict.py keeps the model's key out of the answers it writes; a key
+    that is no secret, a placeholder that is an ordinary word, would only cost redacted text.)"""
+    return (settings.api_key,)
 
 
 def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
