@@ -65,8 +65,12 @@ def test_the_fence_scanner_gives_the_patterns_content_on_generated_replies():
 
 
 def test_the_scanners_whitespace_is_the_patterns():
-    """`\\s` of a str pattern and str.isspace()/str.strip() agree on every code point."""
-    assert all(bool(re.match(r"\s", chr(point))) == chr(point).isspace() for point in range(0x110000))
+    """`\\s` of a str pattern, str.isspace() and str.strip() agree on every code point."""
+    every = "".join(map(chr, range(0x110000)))
+    spaces = [character for character in every if character.isspace()]
+    assert re.findall(r"\s", every) == spaces
+    assert all((character + "x").lstrip() == "x" and ("x" + character).rstrip() == "x" for character in spaces)
+    assert re.sub(r"\s", "", every).strip() == re.sub(r"\s", "", every)  # nothing else is stripped
 
 
 def _old_duplicate_keys(pairs):
