@@ -8,7 +8,7 @@ then the whole row written as a scores.jsonl line); `--sweep` times each rule an
 predictions of the given sizes in KB and prints the ratio between consecutive sizes (10 means
 linear). `--judge` times every Judge reply reader of the three benchmarks (harness and release
 protocols) and the redaction of the stored copy on hostile replies of 16 and 64 KB (the reply
-cap), with the growth ratio (4 means linear); `--judge-before` adds SPEC §10's fence pattern,
+cap), with the growth ratio (4 means linear); `--judge-before` adds the verdict fence's pattern,
 which the reader used before issue 34, at 1,000 to 4,000 characters. Figures are in
 docs/testing.md. tests/test_hostile_input.py and tests/test_judge_parsing.py run the same builders.
 """
@@ -130,7 +130,7 @@ def judge_table(before: bool) -> None:
         for size in (1_000, 2_000, 4_000):
             started = time.perf_counter()
             spec_fence.match("```" + "\n" * size + "x")
-            print(f"SPEC §10's fence pattern on ``` + {size:,} newlines + x: {time.perf_counter() - started:.2f} s",
+            print(f"the verdict fence's pattern on ``` + {size:,} newlines + x: {time.perf_counter() - started:.2f} s",
                   flush=True)
 
 
