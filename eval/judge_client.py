@@ -41,6 +41,7 @@ from eval.locking import hold_lock
 from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
     CHAT,
     CONTEXT_WINDOW,
+    MAX_TOKEN_COUNT,
     RESPONSES,
     RESPONSES_PREFIXES,
     client_pool,
@@ -59,6 +60,7 @@ from eval.provider import (
     retry_after_seconds,  # noqa: F401  (part of this module's interface since the first Judge)
     send,
 )
+from eval.redaction import without_secrets
 
 if TYPE_CHECKING:  # annotations only; the module is imported where it is used
     from tqdm import tqdm
@@ -72,6 +74,7 @@ QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
 REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 ALLOWED_SCORES = (0, 0.5, 1)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,29 +151,60 @@ class IncompleteReply(ValueError):
     """The provider stopped before the answer was complete (length limit, `incomplete`)."""
 
 
-_FENCE = re.compile(r"\A```[A-Za-z]*\s*(.*?)\s*```\Z", re.S)
+# The fence's opening: ``` then a language tag of ASCII letters, then whitespace. Nothing follows
+# either repeat in the pattern, so it never backtracks (one pass over what it reads).
+_FENCE_OPENING = re.compile(r"[A-Za-z]*\s*")
+MAX_INTEGER_DIGITS = 4300  # Python's default int() limit; no score has more digits than that
+
+
+def fenced_content(text: str) -> str | None:
+    """Group 1 of SPEC §10's fence, `\\A```[A-Za-z]*\\s*(.*?)\\s*```\\Z` (DOTALL) matched on `text`,
+    found in one pass: None unless the text opens and closes with ``` (six characters at least); the
+    content starts after the greedy tag and whitespace (a backtick ends both, so they never run into
+    the closing ```) and ends where only whitespace is left before the closing ```. The pattern
+    itself is cubic in a run of whitespace with no closing fence (issue 34: 6 KB held a run for
+    minutes); tests/test_judge_parsing.py checks the two agree on generated replies."""
+    if len(text) < 6 or not (text.startswith("```") and text.endswith("```")):
+        return None
+    start = _FENCE_OPENING.match(text, 3).end()
+    end = len(text[:-3].rstrip())
+    return text[start:max(start, end)]
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
-    keys = [key for key, _ in pairs]
-    duplicates = sorted({key for key in keys if keys.count(key) > 1})
-    if duplicates:
+    value = dict(pairs)
+    if len(value) < len(pairs):  # one pass (a reply of 8,000 keys must not compare every pair)
+        seen: set[str] = set()
+        duplicates = sorted({key for key, _ in pairs if key in seen or seen.add(key)})
         raise VerdictError(f"duplicate key(s) {duplicates}")
-    return dict(pairs)
+    return value
 
 
 def _no_constant(name: str) -> float:
     raise VerdictError(f"{name} is not a score")
 
 
-def parse_verdict_object(text: str) -> dict:
-    """One JSON object, optionally inside one surrounding ``` fence; nothing else."""
-    stripped = text.strip()
-    fenced = _FENCE.match(stripped)
-    if fenced:
-        stripped = fenced.group(1)
+def _integer(digits: str) -> int:
+    """A JSON integer; one too long for int() (4,301 digits and more) is no score, and an invalid
+    verdict like any other (a ValueError from Python's limit would end the run)."""
+    if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise VerdictError(f"a number of {len(digits.lstrip('-')):,} digits is not a score")
     try:
-        value = json.loads(stripped, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+        return int(digits)
+    except ValueError:  # a lower limit set by sys.set_int_max_str_digits
+        raise VerdictError(f"a number of {len(digits.lstrip('-')):,} digits is not a score") from None
+
+
+def parse_verdict_object(text: str) -> dict:
+    """One JSON object, optionally inside one surrounding ``` fence; nothing else. Linear in the
+    reply's length (the fence, the keys, the numbers), so it may run on the event loop."""
+    stripped = text.strip()
+    fenced = fenced_content(stripped)
+    if fenced is not None:
+        stripped = fenced
+    try:
+        value = json.loads(stripped, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant,
+                           parse_int=_integer)
     except json.JSONDecodeError as error:
         raise VerdictError(f"not one JSON object ({error.msg})") from None
     except RecursionError:
@@ -314,6 +348,9 @@ class JudgeSession:
     inflight: dict[str, asyncio.Task] = field(default_factory=dict)
     replies: dict[tuple[str, str], dict] = field(default_factory=dict)
     first_error: BaseException | None = None
+    secrets: tuple[str, ...] = field(repr=False, default=())  # no stored text may hold them (SPEC §10)
+    notify: Callable[[str], None] | None = None
+    noticed: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -349,9 +386,16 @@ class _Aborted(Exception):
     """Another request already aborted the run; this one stops without asking."""
 
 
+def stored_secrets(settings: JudgeSettings) -> tuple[str, ...]:
+    """The keys no text the Judge client stores or prints may hold: the one it sends, the only one
+    a provider can quote back. (predict.py keeps the model's key out of the answers it writes; a key
+    that is no secret, a placeholder that is an ordinary word, would only cost redacted text.)"""
+    return (settings.api_key,)
+
+
 def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
     """The text without the API key, any 8-character piece of it or a Bearer value; then cut."""
-    return redact(text, (settings.api_key,), limit)
+    return redact(text, stored_secrets(settings), limit)
 
 
 BAD_REQUEST_FLAGS = ("--judge-model", "--judge-reasoning-effort (Responses models)",
@@ -453,8 +497,21 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
         label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
                          hint="the verdicts received so far are cached; rerun to resume") from None
-    session.stats.add_usage(name, reply.usage)
+    if _absurd_usage(reply.payload):
+        _notice(session, "usage", f"the reply for {where} reports a token count above {MAX_TOKEN_COUNT:,}, which is no "
+                                  "count: replies with such counts are left out of the summary's usage")
+    else:
+        session.stats.add_usage(name, reply.usage)
     return text, reply.usage
+
+
+def _absurd_usage(payload: object) -> bool:
+    """A reply whose `usage` gives a count above MAX_TOKEN_COUNT (summed, 4,300-digit counts could
+    not be written: the summary would fail after every verdict was paid for)."""
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    return isinstance(usage, dict) and any(
+        isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_TOKEN_COUNT
+        for value in usage.values())
 
 
 def _refresh_bar(session: JudgeSession, done: int = 0) -> None:
@@ -504,14 +561,55 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
         if settings.repairs < 1:
             raise _invalid(session, request, error, text) from None
         if owner and not cached:  # kept, so that a rerun repairs without asking the first question again
-            write_reply(session.cache, key, settings.model, session.kind, body, text)
+            _keep(session, key, body, text)
         return await _repair(session, request, text, error, schema)
     if owner and not cached:
-        write_reply(session.cache, key, settings.model, session.kind, body, text)
+        _keep(session, key, body, text)
     if cached:
         session.stats.cache_hits += 1
-    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text}
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": _stored(session, text)}
     return verdict
+
+
+def _stored(session: JudgeSession, text: str) -> str:
+    """The copy of a reply that the results keep: the text with every key and 8-character piece of
+    one as [redacted]. The verdict was read off the reply as it came (redaction never changes a
+    verdict); only what is written changes (SPEC §10)."""
+    stored = without_secrets(text, session.secrets)
+    if stored != text:
+        _notice(session, "key", KEY_NOTICE)
+    return stored
+
+
+KEY_NOTICE = ("a reply quotes an API key (or an 8-character piece of one): the results keep it with [redacted] in "
+              "its place (the verdict is read off the reply as it came), and it is not cached (a rerun asks again; "
+              "a key that is an ordinary word, a local server's placeholder, makes this frequent: change it)")
+
+
+def _keep(session: JudgeSession, key: str, body: bytes, text: str) -> None:
+    """Commit a reply to the cache, unless it cannot be kept as it came: one that holds a key or a
+    piece of one (a redacted copy, served back, could read as another verdict: the rerun asks
+    again) or a lone surrogate (no UTF-8 for SQLite to store). The request is kept for audit only
+    (a verdict is found by its hash, taken over the bytes sent): it is stored redacted."""
+    if without_secrets(text, session.secrets) != text:
+        _notice(session, "key", KEY_NOTICE)
+        return
+    if _LONE_SURROGATE.search(text) is not None:
+        _notice(session, "surrogate", "a reply holds a lone surrogate (a \\udXXX escape that is no character): it is "
+                                      "not cached (a rerun asks again); the results write it as its escape")
+        return
+    request = body.decode("utf-8")
+    audit = without_secrets(request, session.secrets)
+    write_reply(session.cache, key, session.settings.model, session.kind,
+                body if audit == request else audit.encode("utf-8"), text)
+
+
+def _notice(session: JudgeSession, kind: str, line: str) -> None:
+    """One line on stderr, once per run and kind."""
+    if kind in session.noticed or session.notify is None:
+        return
+    session.noticed.add(kind)
+    session.notify(line)
 
 
 async def _reply_for(session: JudgeSession, request: JudgeRequest, body: bytes) -> tuple[str, str, bool, bool]:
@@ -556,12 +654,12 @@ async def _repair(session: JudgeSession, request: JudgeRequest, first: str, erro
     except VerdictError as second:
         raise _invalid(session, request, second, text, repaired=True) from None
     if owner and not cached:
-        write_reply(session.cache, key, settings.model, session.kind, body, text)
+        _keep(session, key, body, text)
     if cached:
         session.stats.cache_hits += 1
     session.stats.repairs[request.name] = session.stats.repairs.get(request.name, 0) + 1
-    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": text, "repaired": True,
-                                                        "invalid_reply": first}
+    session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": _stored(session, text),
+                                                        "repaired": True, "invalid_reply": _stored(session, first)}
     return verdict
 
 
@@ -602,7 +700,7 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                                    settings.api_base, shape.kind),
                                kind=endpoint_kind(settings.model) if shape is None else shape.kind,
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
-                               bar=None if not progress else bar)
+                               bar=None if not progress else bar, secrets=stored_secrets(settings), notify=notify)
         verdicts: dict[tuple[str, str], dict] = {}
 
         async def one(request: JudgeRequest) -> None:

@@ -120,8 +120,19 @@ def request_body(kind: str, model: str, messages: str | list[dict], params: dict
         conversation = {"messages": [{"role": "user", "content": messages}] if isinstance(messages, str) else messages}
     body = {"model": model, **conversation, **params}
     if canonical:
-        return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return _utf8(json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+    return _utf8(json.dumps(body, ensure_ascii=False))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> bytes:
+    """A JSON text's bytes; a lone surrogate (a Judge's invalid reply quoted in a repair turn) goes
+    as its `\\udXXX` escape, the same string to the server, where UTF-8 has no encoding for it."""
+    if _LONE_SURROGATE.search(text) is not None:
+        text = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return text.encode("utf-8")
 
 
 STRUCTURED_FORMS = ("json_schema", "json_object")
@@ -178,13 +189,17 @@ def _text_of(content: object) -> tuple[str, bool]:
     return "", False
 
 
+MAX_TOKEN_COUNT = 10 ** 12  # above it a count is absurd (4,300-digit counts summed cannot be written)
+
+
 def _count(value: object) -> int | None:
-    """A token count: a non-negative whole number (a float that is whole counts; anything else not)."""
+    """A token count: a whole number from 0 to MAX_TOKEN_COUNT (a float that is whole counts;
+    anything else, an absurd count included, not)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not value.is_integer():
         return None
-    return int(value) if value >= 0 else None
+    return int(value) if 0 <= value <= MAX_TOKEN_COUNT else None
 
 
 def usage_counts(payload: object) -> dict[str, int]:

@@ -17,6 +17,7 @@ import asyncio
 import datetime
 import json
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -185,18 +186,40 @@ def request_body(settings: PredictSettings, messages: list[dict]) -> bytes:
 # Answers
 # ---------------------------------------------------------------------------------------------
 
-def answer_record(answer: Answer, case_id: str) -> dict:
-    """The output line: `prediction` is scored; `response` is provenance (ignored by scoring)."""
-    response = {"finish": answer.finish, "truncated": answer.truncated, "model": answer.model}
+def answer_record(answer: Answer, case_id: str, secrets: tuple[str, ...] = ()) -> dict:
+    """The output line: `prediction` is scored; `response` is provenance (ignored by scoring).
+    The server's text is written as `provider_text` keeps it."""
+    response = {"finish": answer.finish, "truncated": answer.truncated,
+                "model": answer.model if answer.model is None else provider_text(answer.model, secrets)}
     if answer.incomplete_reason is not None:
-        response["incomplete_reason"] = answer.incomplete_reason
+        response["incomplete_reason"] = provider_text(answer.incomplete_reason, secrets)
     if answer.refusal is not None:
-        response["refusal"] = answer.refusal
+        response["refusal"] = provider_text(answer.refusal, secrets)
     if answer.reasoning_chars is not None:
         response["reasoning_chars"] = answer.reasoning_chars
     if answer.usage:
         response["usage"] = answer.usage
-    return {"case_id": case_id, "prediction": answer.text, "response": response}
+    return {"case_id": case_id, "prediction": provider_text(answer.text, secrets), "response": response}
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def provider_text(value, secrets: tuple[str, ...]):
+    """A server's text as the output keeps it: without `secrets` (the API key, or any 8-character
+    piece of it, as [redacted]: no file may hold a key, SPEC §10, and a translation has no use for
+    one), and each lone surrogate (a `\\udXXX` escape that is no character, which the predictions
+    reader refuses) as U+FFFD, so that the file predict.py writes is one it and evaluate.py read.
+    Lists and dicts (a /models entry) are kept the same way, value by value."""
+    from eval.redaction import without_secrets
+
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", without_secrets(value, secrets))
+    if isinstance(value, list):
+        return [provider_text(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {provider_text(key, secrets): provider_text(item, secrets) for key, item in value.items()}
+    return value
 
 
 extract_answer = parse_answer  # the final answer of a 200 body (SPEC §13), read by eval/openai_api.py
@@ -440,6 +463,7 @@ class RunState:
     written: int = 0
     engine_headers: dict = field(default_factory=dict)
     first_error: BaseException | None = None
+    quoted_key: bool = False  # an answer held the key (or a piece of it): said once
 
 
 def _engine_from_models(payload: object, model: str) -> dict | None:
@@ -490,7 +514,7 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
     import httpx
     from tqdm import tqdm
 
-    from eval.provider import ProviderFailing, ProviderHealth, ProviderRejected, redact, send
+    from eval.provider import REDACTED, ProviderFailing, ProviderHealth, ProviderRejected, redact, send
 
     secrets = (settings.api_key,)
     headers = auth_headers(settings.api_key)
@@ -531,7 +555,12 @@ async def _ask_all(settings: PredictSettings, pending: list[InputRow], writer: A
                                           f"{settings.endpoint_kind} response: {error}", secrets, 500),
                                    hint="check MODEL_API_BASE (an OpenAI-compatible API) and --endpoint; the "
                                         "answers received so far are saved: rerun to resume") from None
-            record = answer_record(answer, row.case_id)
+            record = answer_record(answer, row.case_id, secrets)
+            if not state.quoted_key and REDACTED in record["prediction"] and REDACTED not in answer.text:
+                state.quoted_key = True
+                notify(f"case {row.case_id}: the answer quotes the API key (or an 8-character piece of it), written "
+                       "and scored with [redacted] in its place (a key that is an ordinary word, a local server's "
+                       "placeholder, makes this frequent: change MODEL_API_KEY)")
             if answer.reasoning_chars is not None and GATEWAY_HEADER in reply.headers:
                 record["response"]["reasoning_split_by_gateway"] = True  # LiteLLM moves <think> out of the content
             writer.write(record)
@@ -661,8 +690,9 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
                 engine = found
         else:
             found, signum = None, None
-        engine = {**(engine or {}), **(found or {}),
-                  **{f"header.{name}": value for name, value in state.engine_headers.items()}} or None
+        engine = provider_text({**(engine or {}), **(found or {}),
+                                **{f"header.{name}": value for name, value in state.engine_headers.items()}},
+                               (settings.api_key,)) or None
         records = list(read_written(output_path, input_ids, notify).values())
         order = {row.case_id: index for index, row in enumerate(inputs)}
         records.sort(key=lambda record: order[record["case_id"]])

@@ -130,6 +130,9 @@ def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api
 # ---------------------------------------------------------------------------------------------
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+# The whole value as parts, possessive: checked first, so findall never retries every start of a
+# long run of digits without a unit (quadratic: 8,000 digits in a reset header took 4.6 s).
+_DURATION = re.compile(r"(?:\d++(?:\.\d++)?(?:ms|h|m|s))++")
 
 
 def _duration_seconds(value: str) -> float | None:
@@ -139,6 +142,8 @@ def _duration_seconds(value: str) -> float | None:
         return float(value)
     except ValueError:
         pass
+    if _DURATION.fullmatch(value) is None:
+        return None
     parts = _DURATION_PART.findall(value)
     if not parts or "".join(number + unit for number, unit in parts) != value:
         return None
@@ -529,7 +534,7 @@ def provider_message(text: str, secrets: tuple[str, ...]) -> tuple[str, str]:
     """The provider's own error message and the `param` it blames, redacted, then cut."""
     try:
         payload = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return redact(text.strip(), secrets, MESSAGE_LIMIT), ""
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
     if isinstance(error, dict):
@@ -721,7 +726,7 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
             text = raw.decode("utf-8", errors="replace")
             try:
                 payload = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deeply
                 payload = None
             failure = _failure_in_body(payload)
             if failure is None:

@@ -6,6 +6,7 @@ files (eval/locking.py), which must not need the provider to write a redacted co
 
 from __future__ import annotations
 
+import functools
 import re
 
 REDACTED = "[redacted]"
@@ -16,26 +17,60 @@ _BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20|\+)[^\s\"'<>,;\\]+")
 def redact(text: str, secrets: tuple[str, ...] | list[str], limit: int | None = None) -> str:
     """`text` without the secrets, any piece of them of 8 characters or more, and any `Bearer`
     value; only then cut to `limit` characters, so a cut can never leave a key's prefix behind."""
-    pieces: set[str] = set()
-    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-        if len(secret) > SECRET_PIECE:
-            pieces.update(secret[i:i + SECRET_PIECE] for i in range(len(secret) - SECRET_PIECE + 1))
-    if pieces:
-        covered = [False] * len(text)
-        for start in range(len(text) - SECRET_PIECE + 1):
-            if text[start:start + SECRET_PIECE] in pieces:
-                covered[start:start + SECRET_PIECE] = [True] * SECRET_PIECE
-        if any(covered):
-            out, inside = [], False
-            for char, hidden in zip(text, covered):
-                if hidden and not inside:
-                    out.append(REDACTED)
-                elif not hidden:
-                    out.append(char)
-                inside = hidden
-            text = "".join(out)
+    text = without_secrets(text, secrets)
     text = _BEARER.sub(lambda match: f"{match.group(1)} {REDACTED}", text)
     if limit is not None and len(text) > limit:
         text = text[: max(0, limit - 1)] + "…"
     return text
+
+
+def without_secrets(text: str, secrets: tuple[str, ...] | list[str]) -> str:
+    """`text` with each secret, and each run of text that 8-character pieces of one cover, as
+    REDACTED; nothing else changes (a provider's text is kept as it is: a translation may say
+    "bearer"). Linear in the text (see `_cover`); the stored copy of a Judge reply or of a
+    model's answer goes through it (SPEC §10)."""
+    kept = _kept(secrets)
+    for secret in kept:
+        text = text.replace(secret, REDACTED)
+    pieces = _pieces(kept)
+    return text if pieces is None else _cover(text, pieces)
+
+
+def _kept(secrets: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The secrets redact() looks for, longest first (an empty or very short value is no key)."""
+    return tuple(sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=16)
+def _pieces(secrets: tuple[str, ...]) -> tuple[re.Pattern, frozenset[str]] | None:
+    """The secrets' 8-character pieces, and a pattern for the runs of 8 or more characters that
+    secrets are made of (only inside such a run can a piece occur); built once per key set."""
+    pieces = frozenset(secret[i:i + SECRET_PIECE] for secret in secrets if len(secret) > SECRET_PIECE
+                       for i in range(len(secret) - SECRET_PIECE + 1))
+    if not pieces:
+        return None
+    characters = sorted(set("".join(pieces)))
+    return re.compile("[" + "".join(map(re.escape, characters)) + "]{%d,}" % SECRET_PIECE), pieces
+
+
+def _cover(text: str, found: tuple[re.Pattern, frozenset[str]]) -> str:
+    """Each maximal run of characters that some occurrence of a piece covers (overlapping ones
+    too), as one REDACTED. Linear: one scan for the runs of the secrets' characters (in C), then
+    one set look-up per window inside those runs only (ordinary prose has few)."""
+    runs_of_key_characters, pieces = found
+    covered: list[list[int]] = []
+    for run in runs_of_key_characters.finditer(text):
+        for start in range(run.start(), run.end() - SECRET_PIECE + 1):
+            if text[start:start + SECRET_PIECE] in pieces:
+                if covered and start <= covered[-1][1]:
+                    covered[-1][1] = start + SECRET_PIECE
+                else:
+                    covered.append([start, start + SECRET_PIECE])
+    if not covered:
+        return text
+    out, last = [], 0
+    for start, end in covered:
+        out += [text[last:start], REDACTED]
+        last = end
+    out.append(text[last:])
+    return "".join(out)

@@ -9,6 +9,7 @@ A benchmark's plug-in (`<benchmark package>/release.py`) reads one release folde
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,21 @@ def report_lines(block: dict) -> list[str]:
 
 
 _BARE_SCORE = re.compile(r"(?:0(?:\.0+)?|0\.50*|1(?:\.0+)?)")
+MAX_INTEGER_DIGITS = 4300  # Python's default int() limit, whatever limit this process has set
+
+
+def loads_reply(text: str) -> object:
+    """json.loads as a release reads a Judge reply, with an integer of more than 4,300 digits a
+    ValueError (as under Python's default limit, where the release runs; a raised limit would make
+    its reading quadratic). json.JSONDecodeError for text that is not JSON, RecursionError for
+    nesting too deep: the caller decides what each means."""
+    return json.loads(text, parse_int=_bounded_int)
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits) > MAX_INTEGER_DIGITS + digits.startswith("-"):
+        raise ValueError(f"an integer of {len(digits):,} characters")
+    return int(digits)
 
 
 def bare_score(text: str) -> float | None:

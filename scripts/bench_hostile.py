@@ -2,7 +2,7 @@
 take on the degenerate outputs of issue 21, and on repeated tokens of growing size.
 
 Usage: python -m scripts.bench_hostile [--shapes] [--sweep] [--sizes 10,100,1000] [--lists [--items 10000,40000]]
-       [--release]
+       [--release] [--judge [--judge-before]]
 
 `--shapes` times each named shape on the bundled row it targets (every hard rule of both sets,
 then the whole row written as a scores.jsonl line); `--sweep` times each rule and counter on
@@ -10,8 +10,12 @@ predictions of the given sizes in KB and prints the ratio between consecutive si
 linear); `--lists` times each rule and validator that reads a list (a glossary line, social
 elements, a term_dict, assets) at the given numbers of items. `--release` reads release sources that
 stop Python's parser (issue 34) through eval.release_source.read_source, each in a child process,
-and prints its outcome, time and peak memory. Figures are in docs/testing.md. tests/test_hostile_input.py
-runs the same builders (tests/test_release_bindings.py the release shapes, at smaller sizes).
+and prints its outcome, time and peak memory. `--judge` times every Judge reply reader of the three
+benchmarks (harness and release protocols) and the redaction of the stored copy on hostile replies
+of 16 and 64 KB (the reply cap), with the growth ratio (4 means linear); `--judge-before` adds the
+verdict fence's pattern, which the reader used before issue 34, at 1,000 to 4,000 characters.
+Figures are in docs/testing.md. tests/test_hostile_input.py, tests/test_judge_parsing.py and
+tests/test_release_bindings.py run the same builders (at smaller sizes).
 """
 
 from __future__ import annotations
@@ -55,6 +59,84 @@ SHAPES = {
     "Markdown-like 10 MB": (MARKDOWN_ROW, lambda n: _repeat("- **a** `b` [c](d) *e*\n", n), 10_000_000),
     "lone-surrogate JSON key": (JSON_ROW, lambda n: '{"\\ud800": ' + json.dumps("x" * n) + "}", 1_000),
 }
+
+
+# --- Judge replies (issue 34): name -> builder(size in characters) -> reply text ---------------
+
+def _object_of_keys(size: int, repeated: bool) -> str:
+    count = max(1, size // 10)
+    keys = ("a" for _ in range(count)) if repeated else (f"k{index}" for index in range(count))
+    return "{" + ", ".join(f'"{key}": 0' for key in keys) + "}"
+
+
+JUDGE_SHAPES = {
+    "``` + newlines + x (issue 34)": lambda n: "```" + "\n" * n + "x",
+    "``` + letters + spaces + x": lambda n: "```" + "a" * (n // 2) + " " * (n // 2) + "x",
+    "``` + newlines + x```": lambda n: "```" + "\n" * n + "x```",
+    "``` repeated": lambda n: _repeat("```", n),
+    "``` + spaces + {": lambda n: "```json" + " " * n + "{",
+    "an object of n/10 keys": lambda n: _object_of_keys(n, repeated=False),
+    "one key n/10 times": lambda n: _object_of_keys(n, repeated=True),
+    "[ nested": lambda n: "[" * n,
+    "{ nested, then }": lambda n: "{" * (n // 2) + "}" * (n // 2),
+    "digits": lambda n: '{"quality": ' + "1" * n + "}",
+    "0. + zeros + x": lambda n: "0." + "0" * n + "x",
+    "2 2 2 … 1": lambda n: _repeat("2 ", n) + "1",
+    "whitespace + 1": lambda n: " \t\n" * (n // 3) + "1",
+}
+JUDGE_KEY = "sk-bench-" + "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" * 2
+
+
+def judge_validators() -> dict:
+    """Every reader of a Judge reply: the harness's (InstTrans quality and soft, IFMTBench rubric
+    and glossary; Sandglass shares quality), the releases' (bare quality, InstTrans soft, IFMTBench
+    rubric and glossary), and the redaction of the copy the results keep."""
+    from eval.ifmtbench import prompt as ifmt_prompt
+    from eval.ifmtbench import release as ifmt_release
+    from eval.insttrans import release as it_release
+    from eval.judge_client import soft_validator, validate_quality
+    from eval.redaction import without_secrets
+    from eval.release_protocol import validate_bare_quality
+
+    return {"harness quality": validate_quality, "harness soft": soft_validator(["style_consistency", "coref_resolution"]),
+            "IFMTBench rubric": ifmt_prompt.validate_rubric, "IFMTBench glossary": ifmt_prompt.validate_glossary,
+            "release bare quality": validate_bare_quality,
+            "InstTrans release soft": it_release.soft_validator(["style_consistency"]),
+            "IFMTBench release rubric": ifmt_release.rubric_validator(["style", "background"]),
+            "IFMTBench release glossary": ifmt_release.validate_glossary,
+            "stored copy (redaction)": lambda text: without_secrets(text, (JUDGE_KEY,))}
+
+
+def time_reply(validate, reply: str) -> float:
+    from eval.judge_client import VerdictError
+
+    started = time.perf_counter()
+    try:
+        validate(reply)
+    except VerdictError:
+        pass
+    return time.perf_counter() - started
+
+
+def judge_table(before: bool) -> None:
+    import re
+
+    validators = judge_validators()
+    print("| reply | slowest reader at 64 KB | its time | at 16 KB | ratio (4 = linear) |")
+    print("|---|---|---:|---:|---:|")
+    for name, build in JUDGE_SHAPES.items():
+        large = {label: min(time_reply(validate, build(64_000)) for _ in range(3)) for label, validate in validators.items()}
+        slowest = max(large, key=large.get)
+        small = min(time_reply(validators[slowest], build(16_000)) for _ in range(3))
+        print(f"| {name} | {slowest} | {large[slowest] * 1000:.2f} ms | {small * 1000:.2f} ms | "
+              f"{large[slowest] / max(small, 1e-6):.1f} |", flush=True)
+    if before:
+        spec_fence = re.compile(r"\A```[A-Za-z]*\s*(.*?)\s*```\Z", re.S)
+        for size in (1_000, 2_000, 4_000):
+            started = time.perf_counter()
+            spec_fence.match("```" + "\n" * size + "x")
+            print(f"the verdict fence's pattern on ``` + {size:,} newlines + x: {time.perf_counter() - started:.2f} s",
+                  flush=True)
 
 
 def bundled_rows() -> dict[str, dict]:
@@ -272,6 +354,8 @@ def main() -> int:
                         help="time the rules and validators that read a list (a glossary of n items)")
     parser.add_argument("--items", default="10000,40000", help="list sizes for --lists (default 10000,40000)")
     parser.add_argument("--release", action="store_true", help="read release sources that stop Python's parser")
+    parser.add_argument("--judge", action="store_true", help="time every Judge reply reader on hostile replies")
+    parser.add_argument("--judge-before", action="store_true", help="with --judge: time the fence pattern too")
     args = parser.parse_args()
     if args.lists:
         sizes = [int(size) for size in args.items.split(",")]
@@ -284,8 +368,10 @@ def main() -> int:
         return 0
     if args.release:
         release_shapes()
-    if not (args.shapes or args.sweep or args.release):
+    if not (args.shapes or args.sweep or args.release or args.judge):
         args.shapes = True
+    if args.judge:
+        judge_table(args.judge_before)
     if args.shapes:
         rows = bundled_rows()
         print("| prediction | size | slowest rule | its time | all rules + score + write |")

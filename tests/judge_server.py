@@ -13,9 +13,11 @@ stand-in can sit behind a gateway such as LiteLLM. Fault modes for the provider 
 available" 429), `param_500_handler` (llama-cpp-python's 500 for a body field it rejects),
 `invalid_handler` (the same invalid verdict every time; valid on the repair turn, or never),
 `JudgeServer(die_after=N)` (stops listening and drops every connection after N requests),
-`key_echo_handler` (quotes the Authorization header back in a 401). For calibration tests,
-`scripted_handler(decide)` answers each prompt with a valid verdict of its own form carrying the
-value `decide(candidate, prompt)` chooses (always right, always top, swayed, unstable, ...).
+`key_echo_handler` (quotes the Authorization header back in a 401), `key_quoting_handler` (quotes the
+key in 200 replies, in each shape of issue 34), `hostile_reply_handler` (an invalid first reply
+that no parser may choke on, then a valid repair; with `usage` a count of any size). For calibration
+tests, `scripted_handler(decide)` answers each prompt with a valid verdict of its own form carrying
+the value `decide(candidate, prompt)` chooses (always right, always top, swayed, unstable, ...).
 
 In tests: `with JudgeServer(handler) as server: ... server.base_url ...`.
 As a process (benchmark): `python tests/judge_server.py --latency 0.1 [--fault F]` prints `port N`,
@@ -247,6 +249,50 @@ def invalid_handler(repairable: bool = True) -> Handler:
         text = (verdict_text(request.prompt) if repairable and is_repair(body)
                 else "Quality: 1 (the translation is accurate)")
         return text_reply(request.path, text, model=str(body.get("model", "")), prompt=request.prompt)
+    return handler
+
+
+KEY_SHAPES = ("repair", "fence", "prose")
+
+
+def sent_key(request: Recorded) -> str:
+    return request.headers.get("authorization", "").removeprefix("Bearer ")
+
+
+def key_quoting_handler(shape: str) -> Handler:
+    """A Judge that quotes the API key it was sent (SPEC §10: no piece of it may reach a file):
+    `repair` an invalid first reply holding it, then a valid repair; `fence` a valid verdict in a
+    fence whose language tag is the key's longest run of letters; `prose` the key around the verdict
+    a release reads (IFMTBench's glossary: the first 0 or 1 standing alone, the key's own if it has
+    one; a rubric: the object between the first { and the last })."""
+    if shape not in KEY_SHAPES:
+        raise ValueError(shape)
+
+    def handler(request: Recorded) -> Reply:
+        body, key = request.body, sent_key(request)
+        verdict = verdict_text(request.prompt)
+        if shape == "repair":
+            text = verdict if is_repair(body) else f"Judged with key {key}: {verdict}"
+        elif shape == "fence":
+            text = f"```{max(re.findall('[A-Za-z]+', key), key=len)}\n{verdict}\n```"
+        else:
+            text = f"Judged with key {key}. Verdict: 1" if "0 or 1" in request.prompt else f"Key {key}: {verdict}"
+        return text_reply(request.path, text, model=str(body.get("model", "")), prompt=request.prompt)
+    return handler
+
+
+def hostile_reply_handler(first: str | None = None, usage: int | None = None) -> Handler:
+    """`first` as the first reply to every prompt and a valid verdict on the repair turn (None: a
+    valid verdict at once); `usage` as every reply's prompt_tokens / input_tokens and total."""
+    def handler(request: Recorded) -> Reply:
+        body = request.body
+        text = verdict_text(request.prompt) if first is None or is_repair(body) else first
+        reply = text_reply(request.path, text, model=str(body.get("model", "")), prompt=request.prompt)
+        if usage is not None:
+            counts = reply.body["usage"]
+            counts["prompt_tokens" if "prompt_tokens" in counts else "input_tokens"] = usage
+            counts["total_tokens"] = usage
+        return reply
     return handler
 
 

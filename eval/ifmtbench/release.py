@@ -27,7 +27,7 @@ from eval.ifmtbench.labels import ID_KINDS, SOFT
 from eval.ifmtbench.prompt import GLOSSARY, JUDGE_PARAMS, RUBRIC
 from eval.ifmtbench.rules import RULES
 from eval.predictions import is_missing
-from eval.release_protocol import ReleaseProtocol
+from eval.release_protocol import ReleaseProtocol, loads_reply
 
 JUDGE_FILE = "eval/llm_judge.py"
 CONFIG_FILE = "config.py"
@@ -141,9 +141,11 @@ _NOTHING = object()
 
 
 def _loads(text: str) -> object:
+    """The parsed text, or `_NOTHING` where it is not JSON, nests too deeply or holds an integer too
+    long for Python (the next step of the search is tried, as on any reply that does not parse)."""
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        return loads_reply(text)
+    except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
         return _NOTHING
 
 
@@ -157,15 +159,12 @@ def fenced_block(text: str) -> str | None:
     content = start + 3
     if text.startswith("json", content):
         content += 4
-    while content < len(text) and text[content].isspace():
-        content += 1
+    rest = text[content:]
+    content += len(rest) - len(rest.lstrip())  # `\s*` (str.isspace is the pattern's \s)
     close = text.find("```", content)
     if close == -1:
         return None
-    end = close
-    while end > content and text[end - 1].isspace():
-        end -= 1
-    return text[content:end]
+    return text[content:close].rstrip()
 
 
 def rubric_object(text: str) -> object:

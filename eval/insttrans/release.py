@@ -15,7 +15,7 @@ from pathlib import Path
 from eval import release_source as rs
 from eval.benchmark import PromptSet
 from eval.predictions import is_missing
-from eval.release_protocol import ReleaseProtocol, validate_bare_quality
+from eval.release_protocol import ReleaseProtocol, loads_reply, validate_bare_quality
 
 PROMPTS = "eval/prompts.py"
 CONSTRAINTS = "eval/constraints.py"
@@ -131,19 +131,22 @@ def soft_scores(text: str, ids: list[str], booleans: bool = True) -> dict[str, f
 
 def _json_object(text: str) -> object:
     """json.loads of the stripped text; on a decode error only, of the span from the first `{` to
-    the last `}` (the release's greedy regex, found in linear time)."""
+    the last `}` (the release's greedy regex, found in linear time). An integer too long for Python
+    (a ValueError, not a decode error: the release stops there) reads as nothing, an invalid verdict."""
     try:
-        return json.loads(text.strip())
+        return loads_reply(text.strip())
     except RecursionError:
         return None
     except json.JSONDecodeError:
         pass
+    except ValueError:
+        return None
     start, end = text.find("{"), text.rfind("}")
     if start == -1 or end <= start:
         return None
     try:
-        return json.loads(text[start:end + 1])
-    except (json.JSONDecodeError, RecursionError):
+        return loads_reply(text[start:end + 1])
+    except (ValueError, RecursionError):
         return None
 
 
