@@ -36,9 +36,26 @@ def without_secrets(text: str, secrets: tuple[str, ...] | list[str]) -> str:
     return text if pieces is None else _cover(text, pieces)
 
 
+# The values local servers' documentation tells users to send when the server checks no key (vLLM's
+# `EMPTY` and `token-abc123`, llama.cpp's `sk-no-key-required`, Ollama's and LM Studio's names, ...).
+# They are public, so hiding them protects nothing, while redacting them would rewrite every answer
+# that uses the word (`required`, `empty`): a prediction is scored as written.
+PLACEHOLDER_KEYS = frozenset({"empty", "none", "null", "no-key", "nokey", "no_key", "not-needed", "not-used",
+                              "sk-no-key-required", "sk-no-key", "sk-dummy", "dummy", "token-abc123", "ollama",
+                              "lm-studio", "lmstudio", "llama.cpp", "vllm", "local", "test", "key", "apikey",
+                              "api-key", "sk-xxx", "sk-local", "placeholder", "anything"})
+
+
+def is_placeholder_key(value: str) -> bool:
+    """A documented no-key placeholder (PLACEHOLDER_KEYS), whatever its case and surrounding spaces."""
+    return value.strip().lower() in PLACEHOLDER_KEYS
+
+
 def _kept(secrets: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The secrets redact() looks for, longest first (an empty or very short value is no key)."""
-    return tuple(sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True))
+    """The secrets redact() looks for, longest first (an empty or very short value, or a documented
+    no-key placeholder, is no key)."""
+    return tuple(sorted((s for s in secrets if s and len(s) >= 4 and not is_placeholder_key(s)),
+                        key=len, reverse=True))
 
 
 @functools.lru_cache(maxsize=16)

@@ -21,7 +21,7 @@ import release_folders as rf
 from conftest import make_row, write_jsonl
 from eval.cli import run_cli
 from eval.predict import build_settings, run_predict
-from eval.redaction import REDACTED
+from eval.redaction import REDACTED, without_secrets
 from judge_server import (JudgeServer, Reply, default_handler, hostile_reply_handler, key_quoting_handler,
                           text_reply)
 
@@ -268,6 +268,35 @@ def test_predict_writes_no_piece_of_the_model_key(tmp_path):
     assert sum("quotes the API key" in line for line in notes) == 1
     record = json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))
     assert record["prediction"] == f"Bonjour. (my key is {REDACTED}; again: {REDACTED})"
+
+
+@pytest.mark.parametrize("placeholder", ["sk-no-key-required", "EMPTY", "token-abc123", "Ollama"])
+def test_predict_scores_an_answer_as_written_under_a_documented_no_key_placeholder(tmp_path, placeholder):
+    """A local server's documented "no key" value is public: an answer that uses its words
+    ("required", "EMPTY") is written and scored as the model gave it, and nothing is announced."""
+    answer = "The field is required; leave it EMPTY. token-abc123 and Ollama are names."
+
+    def handler(request):
+        return text_reply(request.path, answer, model="stand-in", prompt=request.prompt)
+
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text(json.dumps({"case_id": "c1", "messages": [{"role": "user", "content": "你好"}]}) + "\n",
+                      encoding="utf-8")
+    with JudgeServer(handler) as server:
+        settings = build_settings(model="stand-in", api_base=server.base_url, api_key=placeholder, concurrency=1,
+                                  timeout=5.0, deadline_s=2.0)
+        notes: list[str] = []
+        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=notes.append)
+    assert json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))["prediction"] == answer
+    assert not any("quotes the API key" in line for line in notes)
+
+
+@pytest.mark.parametrize("key, kept", [("sk-no-key-required", False), ("EMPTY", False), ("empty", False),
+                                       ("sk-no-key-required-7f3a9c", True), ("sk-live-EMPTYabcdefgh", True),
+                                       ("requiredx", True)])
+def test_only_documented_placeholders_are_exempt_from_redaction(key, kept):
+    text = f"before {key} after"
+    assert (without_secrets(text, [key]) != text) is kept
 
 
 def test_a_body_nested_too_deeply_is_one_clean_line(files, monkeypatch, capfd):
