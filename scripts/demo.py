@@ -12,12 +12,13 @@ the outputs look like and mean nothing about any model. Needs the repository che
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from eval.flags import HarnessParser
 
 ROOT = Path(__file__).resolve().parent.parent
 BANNER = "DEMONSTRATION: a stand-in model and a stand-in Judge on 127.0.0.1; the numbers mean nothing"
@@ -75,7 +76,7 @@ def run_demo(out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = HarnessParser(prog="python -m scripts.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--output-dir", type=Path, default=Path("outputs/demo"),
                         help="where the demonstration writes (default: %(default)s)")
     args = parser.parse_args(argv)
