@@ -1,6 +1,6 @@
 """A table across runs (SPEC §12): one row per run, sorted by the headline metric.
 
-    python -m eval.leaderboard RUN [RUN ...] [--csv PATH] [--markdown PATH]
+    python -m eval.leaderboard RUN [RUN ...] [--csv PATH] [--markdown PATH] [--latex PATH]
 
 Columns: run (the system's model when predictions.meta.json recorded one, else the directory
 name), n, formal, the benchmark's headline metrics with their 95% interval bounds, its extra
@@ -193,12 +193,36 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) ->
     return "\n".join(lines) + "\n"
 
 
+def leaderboard_latex(rows: list[dict], columns: list[str], headline: str) -> str:
+    """The headline table as a booktabs `tabular` for a paper: one row per run, each metric with its
+    95% interval; the signatures as comments above it, a dagger on a run not comparable with the first."""
+    from eval.latex import latex_escape, tabular, value_with_interval
+
+    metrics = [column for column in columns if f"{column}_low" in columns]
+    notes_of, notes = signature_footnotes(rows)
+    body = []
+    for row, note in zip(rows, notes_of):
+        name = latex_escape(row["run"]) + (r"$^\dagger$" if row["differs_from_first"] else "")
+        body.append([name, str(row["n"]), "yes" if row["formal"] else "no",
+                     *(value_with_interval(row[metric], row[f"{metric}_low"], row[f"{metric}_high"])
+                       for metric in metrics), str(note)])
+    comments = [f"python -m eval.leaderboard --latex: sorted by {headline}; [95% bootstrap interval]; "
+                "-- not scored; needs \\usepackage{booktabs}",
+                "dagger: the run's signature differs from that of the first RUN given on the command line (not "
+                "comparable with it); sig.: the run's signature, numbered:",
+                *notes]
+    return tabular(["run", "n", "formal", *metrics, "sig."], body, "lrl" + "r" * len(metrics) + "r", comments)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(prog="python -m eval.leaderboard",
                                      description="One row per run, sorted by the headline metric (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="write the table as CSV")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table as Markdown")
+    parser.add_argument("--latex", type=Path, metavar="PATH",
+                        help="write the headline table as a booktabs LaTeX tabular (metrics with their 95%% "
+                             "intervals) for a paper")
     return parser
 
 
@@ -217,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.markdown:
             write_atomic(args.markdown, table)
             print(f"wrote {args.markdown}")
+        if args.latex:
+            write_atomic(args.latex, leaderboard_latex(rows, columns, headline))
+            print(f"wrote {args.latex}")
         return 0
 
     return run_cli(run, argv)

@@ -49,3 +49,102 @@ def test_the_installed_and_demo_commands_take_version_too():
     for command in (["predict.py", "--version"], ["-m", "scripts.demo", "--version"]):
         done = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and harness.__version__ in done.stdout, done.stderr
+
+
+# --- the flag tables against the parsers ----------------------------------------------------------
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+NOT_TABLED = {"--help", "--version"}  # every command has them; the README says so once
+
+
+def parser_flags(parser, groups: tuple[str, ...] | None = None) -> set[str]:
+    """The long flags of a parser (or of its named argument groups), aliases included."""
+    actions = parser._actions if groups is None else [
+        action for group in parser._action_groups if group.title in groups for action in group._group_actions]
+    return {flag for action in actions for flag in action.option_strings if flag.startswith("--")} - NOT_TABLED
+
+
+def section(text: str, start: str, end: str) -> str:
+    begin = text.index(start)
+    return text[begin:text.index(end, begin + len(start))]
+
+
+def table_flags(text: str) -> set[str]:
+    """Every flag named in a Markdown table's rows (header and rule lines hold none)."""
+    return {flag for line in text.split("\n") if line.startswith("|") for flag in FLAG.findall(line)}
+
+
+def readme_command_tables() -> dict[str, str]:
+    text = section(README.read_text(encoding="utf-8"), "## Command line", "Installed with `pip install .`")
+    return {"prepare": section(text, "`prepare_inputs.py`\n", "`predict.py`\n"),
+            "predict": section(text, "`predict.py`\n", "`evaluate.py`\n"),
+            "evaluate": section(text, "`evaluate.py`\n", "`python -m eval.compare RUN"),
+            "compare_leaderboard": text[text.index("`python -m eval.compare RUN"):]}
+
+
+def test_the_readme_tables_name_every_flag_of_each_command_and_no_other():
+    from eval.cli import evaluate_parser, prepare_parser
+    from eval.predict_command import build_parser as predict_parser
+
+    tables = readme_command_tables()
+    assert table_flags(tables["prepare"]) == parser_flags(prepare_parser())
+    assert table_flags(tables["predict"]) == parser_flags(predict_parser())
+    assert table_flags(tables["evaluate"]) == parser_flags(evaluate_parser())
+    compare_line, leaderboard_line = [line for line in tables["compare_leaderboard"].split("\n") if line][:2]
+    assert set(FLAG.findall(compare_line)) == parser_flags(compare.build_parser())
+    assert set(FLAG.findall(leaderboard_line)) == parser_flags(leaderboard.build_parser())
+
+
+def test_the_docs_option_tables_name_every_flag_of_their_group():
+    from eval.cli import evaluate_parser
+    from eval.predict_command import build_parser as predict_parser
+
+    predict_page = (ROOT / "docs" / "predict.md").read_text(encoding="utf-8")
+    options = [line for line in predict_page.split("\n") if re.match(r"\| `--[a-z-]+[^|]*` \|", line)]
+    assert {FLAG.findall(line)[0] for line in options} == parser_flags(predict_parser())  # a row's own flag
+    judge_page = (ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
+    options = [line for line in section(judge_page, "## Options", "\n## ").split("\n") if line.startswith("| `--")]
+    assert {FLAG.findall(line)[0] for line in options} | {"--concurrency"} \
+        == parser_flags(evaluate_parser(), ("Judge",)) - {"--skip-judge"}
+
+
+@pytest.mark.parametrize("table, flags", [
+    ("| a | `--x N`, `--y` |\n| b | `--z` (alias `--zz`) |", {"--x", "--y", "--z", "--zz"}),
+    ("text `--outside` a table\n|---|---|\n| `--in` |", {"--in"}),
+])
+def test_table_flags_reads_every_flag_of_the_rows_only(table, flags):
+    assert table_flags(table) == flags
+
+
+def test_a_flag_missing_from_a_table_is_caught():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shown")
+    parser.add_argument("--hidden")
+    assert table_flags("| g | `--shown` |") != parser_flags(parser)
+
+
+# --- the three benchmarks and every output file ---------------------------------------------------
+
+def test_the_readme_and_help_present_the_three_benchmarks_and_every_result_file(capsys):
+    from eval.benchmarks import BENCHMARKS
+    from eval.outputs import RESULT_FILES
+
+    readme = README.read_text(encoding="utf-8")
+    for title in ("InstTrans-Bench", "Sandglass-Bench", "IFMTBench"):
+        assert title in readme
+    assert f"`--benchmark {{auto,{','.join(BENCHMARKS)}}}`" in readme
+    outputs = section(readme, "## Outputs", "While a run works")
+    assert [name for name in RESULT_FILES if f"- `{name}`" not in outputs] == []
+    for main in (evaluate.main, prepare_inputs.main, predict.main):
+        with pytest.raises(SystemExit):
+            main(["--help"])
+        shown = " ".join(capsys.readouterr().out.split())
+        assert all(title in shown for title in ("InstTrans-Bench", "Sandglass-Bench", "IFMTBench")), shown[:300]
+    with pytest.raises(SystemExit):
+        evaluate.main(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(name in shown for name in RESULT_FILES)
+    api_page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert "five result files" in api_page and all(name in " ".join(api_page.split()) for name in RESULT_FILES)
