@@ -148,3 +148,87 @@ def test_the_readme_and_help_present_the_three_benchmarks_and_every_result_file(
     assert all(name in shown for name in RESULT_FILES)
     api_page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert "five result files" in api_page and all(name in " ".join(api_page.split()) for name in RESULT_FILES)
+
+
+# --- every figure a page shows from a bundled run, against a real run ----------------------------
+
+SIGNATURE = re.compile(r"data:[0-9a-f]{12}\|n:\d+\|[^`\s]*")
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.fixture(scope="module")
+def bundled_run(tmp_path_factory):
+    """The README's quick-start run (and its strict twin's numbers are in the same summary)."""
+    out = tmp_path_factory.mktemp("quick-start")
+    assert evaluate.main(["--predictions", str(ROOT / "data" / "example_predictions.jsonl"), "--output-dir",
+                          str(out), "--skip-judge", "--quiet"]) == 0
+    import json
+
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+
+def shown_signatures() -> list[tuple[str, str]]:
+    return [(page.name, found) for page in PAGES for found in SIGNATURE.findall(page.read_text(encoding="utf-8"))]
+
+
+def test_every_signature_a_page_shows_is_a_real_runs(bundled_run):
+    from eval.compare import parse_signature
+
+    real = bundled_run["signature"]
+    real_parts = parse_signature(real)
+    shown = shown_signatures()
+    assert len(shown) >= 3  # README, protocol.md, compare.md at least
+    for page, signature in shown:
+        parts = parse_signature(signature)
+        assert parts["data"] == real_parts["data"] and parts["n"] == real_parts["n"], (page, signature)
+        if parts["judge"] == "none":
+            assert signature == real, (page, signature)  # the quick start's run, exactly
+        else:  # a judged run: the same keys in the same order, the run's own parts as the run prints them
+            judged_keys = ["data", "n", "known", "rules", "judge", "host", "endpoint", "max_output_tokens", "reasoning",
+                           "store", "prompt.quality", "prompt.repair", "prompt.soft", "boot", "seed", "version"]
+            assert list(parts) == judged_keys, (page, signature)
+            assert all(parts[key] == real_parts[key] for key in ("known", "rules", "boot", "seed", "version"))
+
+
+def test_the_judged_signature_keys_are_a_judged_runs(tmp_path):
+    """The key list the previous test holds judged examples to is what a judged run writes."""
+    from eval.compare import parse_signature
+    from judge_server import JudgeServer
+
+    with JudgeServer() as judge:
+        run = api_run(tmp_path, judge.base_url)
+    assert list(parse_signature(run.signature)) == [
+        "data", "n", "known", "rules", "judge", "host", "endpoint", "max_output_tokens", "reasoning", "store",
+        "prompt.quality", "prompt.repair", "prompt.soft", "boot", "seed", "version"]
+
+
+def api_run(tmp_path, base_url):
+    import os
+
+    saved = {key: os.environ.get(key) for key in ("JUDGE_API_BASE", "JUDGE_API_KEY")}
+    os.environ.update(JUDGE_API_BASE=base_url, JUDGE_API_KEY="test-key")
+    try:
+        return api.evaluate(ROOT / "data" / "example_predictions.jsonl", tmp_path / "judged", limit=3,
+                            judge_backoff=0.001)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_the_rates_the_pages_show_for_the_example_run_are_the_runs(bundled_run):
+    hard = bundled_run["hard_pass_rate"]
+    strict = bundled_run["hard_pass_rate_strict"]
+    shown_hard = f"{hard['value']:.4f} [{hard['ci95'][0]:.4f}, {hard['ci95'][1]:.4f}]"
+    shown_strict = f"{strict['value']:.4f} [{strict['ci95'][0]:.4f}, {strict['ci95'][1]:.4f}]"
+    compare_page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
+    assert f"| 1 | model-a | 308 | no | n/a | n/a | {shown_hard} | [1] |" in compare_page
+    by_constraint = bundled_run["by_constraint"]
+    for rate in ("format_preserve", "layout_break"):
+        assert re.search(rf"\| {rate} \| {by_constraint[rate]['pass_rate']:.4f} \|", compare_page), rate
+    strict_page = (ROOT / "docs" / "strict-rules.md").read_text(encoding="utf-8")
+    assert f"| hard_pass_rate (308 instances) | {shown_hard} | {shown_strict} |" in strict_page
+    api_page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert f"# {hard['value']:.6g} ({hard['ci95'][0]:.6g}, {hard['ci95'][1]:.6g})" in api_page
