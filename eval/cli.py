@@ -146,9 +146,23 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
         check_dataset_spec(dataset)
     paths = (args.data,) if isinstance(args.data, Path) else tuple(args.data or ())  # --data is repeatable
     benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(paths[0] if paths else None, dataset)
+    if args.benchmark != "auto" and paths and paths[0].is_file():
+        refuse_other_benchmarks_data(args.benchmark, paths[0])
     if args.dataset == BARE_DATASET:
         dataset = get_benchmark(benchmark).default_dataset
     return benchmark, DataSource(path=paths[0] if paths else None, dataset=dataset, more_paths=paths[1:])
+
+
+def refuse_other_benchmarks_data(benchmark: str, path: Path) -> None:
+    """`--benchmark A` on data the first row of which is recognised as benchmark B's: one line naming
+    both, instead of the row error B's fields cause under A's schema."""
+    from eval.benchmarks import DEFAULT_BENCHMARK
+
+    recognised = detect_benchmark(path, None)
+    if recognised not in (benchmark, DEFAULT_BENCHMARK):  # the default is also the answer when unsure
+        found, asked = get_benchmark(recognised), get_benchmark(benchmark)
+        raise ConfigError(f"{path} is {found.title} data, not {asked.title} data (--benchmark {benchmark})",
+                          f"run with --benchmark {recognised}, or leave --benchmark out: it is recognised from the data")
 
 
 def judge_settings_from_args(args: argparse.Namespace, default_model: str):
@@ -184,6 +198,9 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     """The frozen RunConfig of an evaluate.py command line."""
+    if args.output_dir.exists() and not args.output_dir.is_dir():
+        raise ConfigError(f"--output-dir {args.output_dir} is a file, not a directory",
+                          "give a directory for the result files (it is created if missing)")
     benchmark, source = benchmark_and_source(args)
     check_protocol_flags(args)
     judge = None

@@ -303,6 +303,9 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
     """A against B: signature check, pairing, paired statistics, and Judge agreement when the
     same predictions were judged differently. Raises CompareError on an incompatible signature
     or unpaired rows unless `force` (then the differences are recorded)."""
+    if a.benchmark != b.benchmark:  # --force cannot help: no instance pairs, no metric is shared
+        raise CompareError(f"{a.name} and {b.name} are runs of two benchmarks ({a.bench.title} and {b.bench.title})",
+                           "compare runs of one benchmark; a leaderboard per benchmark lists them side by side")
     check = signature_check(a, b)
     paired, pairing = pair_case_ids(a, b)
     unpaired = bool(pairing["only_in_a"] or pairing["only_in_b"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
-from eval.benchmarks import get_benchmark, other_benchmark_hint
+from eval.benchmarks import get_benchmark, other_benchmark_hint, other_benchmark_line_hint
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.counting import counting_with
 from eval.errors import ConfigError
@@ -203,7 +203,8 @@ def run_evaluation(config: RunConfig) -> int:
             config.predictions, rows, [row for row in data.rows if row["case_id"] in ignored_ids])
     else:
         predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
-                                                            lambda case_id: other_benchmark_hint(bench.name, case_id))
+                                                            lambda case_id: other_benchmark_hint(bench.name, case_id),
+                                                            lambda entry: other_benchmark_line_hint(bench.name, entry))
     prompts = bench.prompt_sets[config.prompt_set]
     # Every prompt is built before the output directory changes (a release's table may lack a language).
     requests = None if config.judge is None else prompts.judge_requests(rows, predictions)

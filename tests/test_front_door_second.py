@@ -232,3 +232,100 @@ def test_the_rates_the_pages_show_for_the_example_run_are_the_runs(bundled_run):
     assert f"| hard_pass_rate (308 instances) | {shown_hard} | {shown_strict} |" in strict_page
     api_page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert f"# {hard['value']:.6g} ({hard['ci95'][0]:.6g}, {hard['ci95'][1]:.6g})" in api_page
+
+
+# --- wrong files get one line naming what the file is and the right command ----------------------
+
+def error_of(capsys, argv: list[str]) -> list[str]:
+    status = evaluate.run_cli(evaluate.main, argv)
+    lines = capsys.readouterr().err.strip().split("\n")
+    assert status == 2 and len(lines) == 2 and lines[1].startswith("  hint: "), lines
+    return lines
+
+
+def test_the_model_inputs_file_passed_as_predictions_names_predict_py(tmp_path, capsys):
+    inputs = tmp_path / "inputs.jsonl"
+    assert prepare_inputs.main(["--output", str(inputs), "--limit", "3"]) == 0
+    capsys.readouterr()
+    message, hint = error_of(capsys, ["--predictions", str(inputs), "--output-dir", str(tmp_path / "o"), "--skip-judge"])
+    assert message == f"error: {inputs} is a model-inputs file (prepare_inputs.py's {{case_id, messages}} lines), not predictions"
+    assert f"python predict.py --inputs {inputs} --output predictions.jsonl --model NAME" in hint
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("data", ["data/test.jsonl", "data/sandglass/test.jsonl",
+                                  "data/ifmtbench/data/test_single_constraint.jsonl"])
+def test_a_data_file_passed_as_predictions_names_data_and_prepare_inputs(tmp_path, capsys, data):
+    message, hint = error_of(capsys, ["--predictions", data, "--output-dir", str(tmp_path / "o"), "--skip-judge"])
+    assert message == f"error: {data} is a data file (its rows hold the prompt and the reference), not predictions"
+    assert f"pass it as --data {data}" in hint and "python prepare_inputs.py" in hint
+
+
+def test_ifmtbench_predictions_on_the_default_data_name_the_benchmark_flag(tmp_path, capsys):
+    predictions = "data/ifmtbench/example_predictions.jsonl"
+    message, hint = error_of(capsys, ["--predictions", predictions, "--output-dir", str(tmp_path / "o"),
+                                      "--skip-judge"])
+    assert message == f"error: {predictions}:1: the line has no case_id"
+    assert "these look like IFMTBench predictions: run them with --benchmark ifmtbench" in hint
+
+
+def test_a_line_of_this_benchmarks_form_is_not_taken_for_a_wrong_file():
+    from eval.predictions import refuse_wrong_file
+
+    for entry in ({"case_id": "a", "prediction": "x"}, {"case_id": "a", "prediction": None, "prompt": "kept"},
+                  {"md5": "m", "response": "x"}, {"case_id": "a"}):
+        refuse_wrong_file(entry, Path("p.jsonl"), "p.jsonl:1", None)  # no error: the usual checks follow
+
+
+@pytest.mark.parametrize("main", [evaluate.main, prepare_inputs.main])
+def test_benchmark_insttrans_on_sandglass_data_names_the_benchmark(tmp_path, capsys, main):
+    argv = ["--benchmark", "insttrans", "--data", "data/sandglass/test.jsonl"]
+    argv += (["--predictions", "data/sandglass/example_predictions.jsonl", "--output-dir", str(tmp_path / "o"),
+              "--skip-judge"] if main is evaluate.main else ["--output", str(tmp_path / "inputs.jsonl")])
+    status = evaluate.run_cli(main, argv)
+    message, hint = capsys.readouterr().err.strip().split("\n")
+    assert status == 2 and message == ("error: data/sandglass/test.jsonl is Sandglass-Bench data, not InstTrans-Bench "
+                                       "data (--benchmark insttrans)")
+    assert "run with --benchmark sandglass, or leave --benchmark out" in hint
+    assert not (tmp_path / "o").exists() and not (tmp_path / "inputs.jsonl").exists()
+
+
+@pytest.mark.parametrize("unset, message", [
+    (("JUDGE_API_BASE", "JUDGE_API_KEY"), "JUDGE_API_BASE and JUDGE_API_KEY are not set"),
+    (("JUDGE_API_KEY",), "JUDGE_API_KEY is not set"),
+    (("JUDGE_API_BASE",), "JUDGE_API_BASE is not set"),
+])
+def test_every_missing_judge_setting_in_one_message(tmp_path, capsys, monkeypatch, unset, message):
+    monkeypatch.setenv("JUDGE_API_BASE", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("JUDGE_API_KEY", "k")
+    for name in unset:
+        monkeypatch.delenv(name)
+    lines = error_of(capsys, ["--predictions", "data/example_predictions.jsonl", "--output-dir", str(tmp_path / "o")])
+    assert lines[0] == f"error: {message}" and "--skip-judge" in lines[1]
+
+
+@pytest.mark.parametrize("ending", ["\n\n", "\n  \n\n", "\n\r\n"])
+def test_blank_lines_at_the_end_of_a_predictions_file_are_ignored(tmp_path, capsys, ending):
+    text = (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").rstrip("\n") + ending
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(text, encoding="utf-8")
+    assert evaluate.main(["--predictions", str(predictions), "--output-dir", str(tmp_path / "o"), "--skip-judge",
+                          "--quiet", "--limit", "5"]) == 0
+
+
+def test_a_blank_line_inside_a_predictions_file_is_still_an_error(tmp_path, capsys):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text('{"case_id": "a", "prediction": "x"}\n\n{"case_id": "b", "prediction": "y"}\n',
+                           encoding="utf-8")
+    message, _ = error_of(capsys, ["--predictions", str(predictions), "--output-dir", str(tmp_path / "o"),
+                                   "--skip-judge"])
+    assert message == f"error: {predictions}:2: blank line"
+
+
+def test_an_output_dir_that_is_a_file_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("README.md").write_text("a file", encoding="utf-8")
+    message, hint = error_of(capsys, ["--predictions", str(ROOT / "data" / "example_predictions.jsonl"),
+                                      "--output-dir", "README.md", "--skip-judge"])
+    assert message == "error: --output-dir README.md is a file, not a directory" and "give a directory" in hint
+    assert Path("README.md").read_text(encoding="utf-8") == "a file"

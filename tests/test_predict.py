@@ -382,7 +382,7 @@ def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, tim
 def test_the_judges_variables_are_never_used(tmp_path):
     with ModelServer(ROWS) as server:
         done = run_cli([], None, tmp_path, extra_env={"JUDGE_API_BASE": server.base_url, "JUDGE_API_KEY": KEY})
-    assert done.returncode == 2 and "MODEL_API_BASE is not set" in done.stderr and server.posts() == []
+    assert done.returncode == 2 and "MODEL_API_BASE and MODEL_API_KEY are not set" in done.stderr and server.posts() == []
 
 
 def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path):

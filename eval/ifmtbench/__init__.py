@@ -97,6 +97,7 @@ IFMTBENCH = Benchmark(
     dataset_files=dataset_files,
     release_by_rows=release_by_rows,
     load_predictions=load_ifmt_predictions,
+    prediction_line_keys=frozenset({"md5", "response"}),
     explorer_view=explorer.explorer_view,
     open_release=open_release,
 )
