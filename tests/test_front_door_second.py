@@ -329,3 +329,55 @@ def test_an_output_dir_that_is_a_file_says_so(tmp_path, capsys, monkeypatch):
                                       "--output-dir", "README.md", "--skip-judge"])
     assert message == "error: --output-dir README.md is a file, not a directory" and "give a directory" in hint
     assert Path("README.md").read_text(encoding="utf-8") == "a file"
+
+
+# --- citations ------------------------------------------------------------------------------------
+
+def bibtex_entries(text: str) -> dict[str, str]:
+    """{key: entry} of every ```bibtex block of a page."""
+    blocks = re.findall(r"```bibtex\n(.*?)```", text, re.S)
+    entries = {}
+    for block in blocks:
+        match = re.match(r"@(\w+)\{([^,\s]+),", block.strip())
+        assert match, block[:80]
+        assert block.count("{") == block.count("}"), f"unbalanced braces in {match.group(2)}"
+        entries[match.group(2)] = block
+    return entries
+
+
+def test_each_benchmark_has_its_own_bibtex_entry_and_none_invents_authors():
+    page = (ROOT / "docs" / "citation.md").read_text(encoding="utf-8")
+    entries = bibtex_entries(page)
+    assert list(entries) == ["indextranslate2026", "cui2026homuratamingsandglasstimeconstrained", "ifmtbench"]
+    assert "eprint={2609.40181}" in entries["indextranslate2026"] and "author=" in entries["indextranslate2026"]
+    assert "eprint={2601.10187}" in entries["cui2026homuratamingsandglasstimeconstrained"]
+    assert "eprint={2605.28218}" in entries["ifmtbench"] and "author" not in entries["ifmtbench"]
+    readme = README.read_text(encoding="utf-8")
+    assert all(f"arXiv:{number}" in readme for number in ("2609.40181", "2601.10187", "2605.28218"))
+
+
+def test_citation_cff_is_valid_cff_1_2_0_and_names_this_version():
+    import yaml
+
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and isinstance(cff["message"], str) and cff["message"].strip()
+    assert isinstance(cff["title"], str) and cff["type"] == "software"
+    assert cff["version"] == harness.__version__ and cff["license"] == "Apache-2.0"
+    person_keys = {"family-names", "given-names", "name-particle", "name-suffix", "affiliation", "email", "orcid",
+                   "website", "alias", "address", "city", "country", "post-code", "region", "tel", "fax"}
+    entity_keys = {"name", "address", "city", "country", "email", "orcid", "website", "alias", "date-start",
+                   "date-end", "location", "post-code", "region", "tel", "fax"}
+
+    def valid_author(author: dict) -> bool:  # CFF 1.2.0: a person (family-names) or an entity (name)
+        return ("name" in author and set(author) <= entity_keys) or \
+            ("family-names" in author and set(author) <= person_keys)
+
+    assert cff["authors"] and all(valid_author(author) for author in cff["authors"])
+    allowed = {"cff-version", "message", "title", "authors", "abstract", "commit", "contact", "date-released", "doi",
+               "identifiers", "keywords", "license", "license-url", "preferred-citation", "references", "repository",
+               "repository-artifact", "repository-code", "type", "url", "version"}
+    assert set(cff) <= allowed
+    for reference in cff["references"]:
+        assert reference["type"] in {"report", "article", "generic"} and reference["title"]
+        assert all(valid_author(author) for author in reference["authors"])
+        assert isinstance(reference["year"], int) and 1 <= reference.get("month", 1) <= 12
