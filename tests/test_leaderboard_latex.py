@@ -70,3 +70,32 @@ def test_the_leaderboard_writes_its_table_as_latex(tmp_path, capsys):
     assert shown in body[0] and "--" in body[0]  # the interval beside the rate; if_score unscored
     assert all(line.startswith("% ") for line in lines[:begin])
     assert "wrote" in capsys.readouterr().out
+
+
+def test_compare_writes_its_table_as_latex(tmp_path):
+    import json
+
+    import evaluate
+    from eval import compare
+
+    lines = (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").split("\n")[:60]
+    worse = [json.dumps({**json.loads(line), "prediction": None}) if index % 3 == 0 else line
+             for index, line in enumerate(lines)]
+    for name, rows in (("a", lines), ("b_x", worse)):
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+        assert evaluate.main(["--predictions", str(tmp_path / f"{name}.jsonl"), "--output-dir", str(tmp_path / name),
+                              "--skip-judge", "--quiet", "--limit", "60"]) == 0
+    out = tmp_path / "compare.tex"
+    assert compare.main([str(tmp_path / "a"), str(tmp_path / "b_x"), "--latex", str(out), "--resamples", "200"]) == 0
+    text = out.read_text(encoding="utf-8")
+    result = compare.compare([tmp_path / "a", tmp_path / "b_x"], resamples=200)
+    assert text == compare.format_latex(result)
+    table = text.split("\n")
+    assert table[0].startswith("% python -m eval.compare --latex: A = a, B = b_x (60 paired instances)")
+    assert r"metric & n & A & B & B - A [95\% CI] & p \\" in table
+    stats = result["comparisons"][0]["metrics"]["hard_pass_rate"]
+    row = next(line for line in table if line.startswith(r"hard\_pass\_rate & "))
+    assert f"{stats['delta']:+.4f}" in row and f"[{stats['ci95'][0]:+.4f}, {stats['ci95'][1]:+.4f}]" in row
+    assert stats["delta"] < 0 and row.count(" & ") == 5 and row.endswith(f"{stats['p_value']:.4f} \\\\")
+    assert ("$^{*" in row) == (stats["p_value"] < 0.05)
+    assert any(line.startswith(r"\quad ") for line in table)  # the constraints under the headline
