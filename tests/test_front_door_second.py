@@ -381,3 +381,47 @@ def test_citation_cff_is_valid_cff_1_2_0_and_names_this_version():
         assert reference["type"] in {"report", "article", "generic"} and reference["title"]
         assert all(valid_author(author) for author in reference["authors"])
         assert isinstance(reference["year"], int) and 1 <= reference.get("month", 1) <= 12
+
+
+# --- the demonstration ----------------------------------------------------------------------------
+
+def test_the_demo_stand_ins_come_back_on_the_same_address_or_any_free_one():
+    import socket
+
+    from scripts import demo
+
+    with demo.stand_in("judge_server.py", port=0) as first:
+        port = int(first.rsplit(":", 1)[1].split("/")[0])
+    with demo.stand_in("judge_server.py", port=port) as again:
+        assert again == first  # the same address: the same requests, cache keys and signature on a rerun
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        with demo.stand_in("judge_server.py", port=taken) as elsewhere:
+            assert elsewhere.startswith("http://127.0.0.1:") and f":{taken}/" not in elsewhere
+    assert demo.DEMO_PORTS["judge_server.py"] != demo.DEMO_PORTS["model_server.py"]
+
+
+def test_ctrl_c_stops_the_demo_with_one_line_and_no_traceback(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-u", "-m", "scripts.demo", "--output-dir", str(tmp_path / "demo")],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        for line in process.stdout:  # wait for the predictions step: the stand-ins are up, a child is running
+            if line.startswith("2. "):
+                break
+        os.killpg(process.pid, signal.SIGINT)  # what the terminal's Ctrl-C does: the whole foreground group
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130
+    assert "Traceback" not in err, err
+    assert err.strip().split("\n")[-1].startswith("demo interrupted (Ctrl-C)")
