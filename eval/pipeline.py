@@ -34,6 +34,30 @@ from eval.report_html import render_report_html
 from eval.system_meta import system_summary
 
 
+PREVIOUS_SUMMARY_LIMIT = 64 * 1024 * 1024  # a summary.json larger than this is nobody's run: not read
+
+
+def previous_formal_signature(output_dir: Path) -> str | None:
+    """The signature of the formal run whose results are in `output_dir`, or None (no run, not
+    formal, unreadable): a rerun that replaces a formal result says so."""
+    import json
+
+    path = output_dir / "summary.json"
+    try:
+        if not path.is_file() or path.stat().st_size > PREVIOUS_SUMMARY_LIMIT:
+            return None
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(summary, dict) or summary.get("formal") is not True:
+        return None
+    signature = summary.get("signature")
+    if not isinstance(signature, str):
+        return None
+    # outside text printed to a terminal: no control character, a bounded length
+    return signature if signature.isprintable() and len(signature) <= 4096 else "(not printable)"
+
+
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
     return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.clean_hub_row)
 
@@ -212,6 +236,7 @@ def run_evaluation(config: RunConfig) -> int:
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
     with hold_lock(config.output_dir, "output directory", is_dir=True):
+        replaced = previous_formal_signature(config.output_dir)
         remove_previous_results(config.output_dir)
         verdicts, judge_block = None, None
         if config.judge is not None:
@@ -238,6 +263,10 @@ def run_evaluation(config: RunConfig) -> int:
             "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             "summary.json": json_text(summary),
         })
+    if replaced is not None and replaced != summary["signature"]:  # said even with --quiet: a result is gone
+        status = "formal" if summary["formal"] else "not formal: " + "; ".join(summary["non_formal_reasons"])
+        print(f"replaced the formal run that was in {config.output_dir} (signature {replaced}) with this run, "
+              f"which is {status}", file=sys.stderr)
     if not config.quiet:
         print(bench.console_table(summary))
         if release is not None:

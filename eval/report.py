@@ -69,15 +69,23 @@ def judge_lines(judge: dict | None) -> list[str]:
     return lines
 
 
-def console_text(rows: list[tuple[str, str]], summary: dict, unit: str) -> str:
-    """A console table of (name, value) rows, aligned, then how many `unit` have no prediction and
-    the footer."""
+INTERVAL_LEGEND = "[low, high]: the 95% bootstrap interval"
+
+
+def console_text(rows: list[tuple[str, str]], summary: dict, unit: str, notes: list[str] = ()) -> str:
+    """A console table of (name, value) rows, aligned, then what the intervals are, how many `unit`
+    have no prediction, the benchmark's `notes` and the footer."""
     width = max(len(name) for name, _ in rows)
     out = [f"{name:<{width}}  {value}" for name, value in rows]
+    if any("[" in value for _, value in rows):
+        out.append(INTERVAL_LEGEND)
+    return "\n".join(out + [missing_line(summary, unit)] + list(notes) + console_footer(summary))
+
+
+def missing_line(summary: dict, unit: str) -> str:
+    """How many `unit` have no prediction, said also when none is missing (a reader checks for it)."""
     missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
-    if missing:
-        out.append(missing_notice(summary) or f"{missing} of {total} {unit} have no prediction (scored 0)")
-    return "\n".join(out + console_footer(summary))
+    return missing_notice(summary) or f"{missing} of {total} {unit} have no prediction" + (" (scored 0)" if missing else "")
 
 
 def console_footer(summary: dict) -> list[str]:

@@ -425,3 +425,96 @@ def test_ctrl_c_stops_the_demo_with_one_line_and_no_traceback(tmp_path):
     assert process.returncode == 130
     assert "Traceback" not in err, err
     assert err.strip().split("\n")[-1].startswith("demo interrupted (Ctrl-C)")
+
+
+# --- consoles: missing counts, labelled intervals, the strict row, the skipped glossary Judge ----------
+
+@pytest.mark.parametrize("argv, unit, total, missing", [
+    (["--predictions", "data/example_predictions.jsonl"], "instances", 308, 10),
+    (["--benchmark", "sandglass", "--predictions", "data/sandglass/example_predictions.jsonl"], "items", 240, 5),
+    (["--dataset", "data/ifmtbench", "--predictions", "data/ifmtbench/example_predictions.jsonl"], "rows", 222, 4),
+])
+def test_every_benchmarks_console_shows_the_missing_count_and_labelled_intervals(tmp_path, capsys, argv, unit,
+                                                                                 total, missing):
+    assert evaluate.main(argv + ["--output-dir", str(tmp_path / "o"), "--skip-judge"]) == 0
+    out = capsys.readouterr().out
+    lines = out.split("\n")
+    expected = f"{missing} of {total} {unit} have no prediction" + (" (scored 0)" if missing else "")
+    assert expected in lines
+    assert "[low, high]: the 95% bootstrap interval" in lines
+    interval = re.compile(r"\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]")
+    assert any(interval.search(line) for line in lines)
+    strict = [line for line in lines if line.startswith("hard_pass_rate_strict")]
+    assert bool(strict) == (unit == "instances")  # InstTrans reports the strict rule set beside the original
+    assert any(line.startswith("strict: the same predictions under the strict rule set") for line in lines) \
+        == bool(strict)
+    glossary = [line for line in lines if line.startswith("glossary is the rule alone")]
+    assert bool(glossary) == (unit == "rows")
+    if glossary:
+        import json
+
+        skipped = json.loads((tmp_path / "o" / "summary.json").read_text())["glossary_fallback"]["skipped"]
+        assert f"({skipped} response(s) the rule failed count as failures" in glossary[0]
+
+
+def test_report_md_says_what_the_strict_row_is(tmp_path):
+    assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(tmp_path / "o"),
+                          "--skip-judge", "--quiet", "--limit", "20"]) == 0
+    report = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+    assert "| hard_pass_rate_strict |" in report and "Strict: the same predictions under the strict rule set" in report
+
+
+def test_a_rerun_that_replaces_a_formal_result_says_what_it_replaces(tmp_path, capsys):
+    import json
+
+    from judge_server import JudgeServer
+
+    out = tmp_path / "run"
+    with JudgeServer() as judge:
+        env = {"JUDGE_API_BASE": judge.base_url, "JUDGE_API_KEY": "test-key"}
+        with pytest.MonkeyPatch.context() as patch:
+            for key, value in env.items():
+                patch.setenv(key, value)
+            assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(out),
+                                  "--quiet", "--judge-backoff", "0.001"]) == 0
+            formal = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+            assert formal["formal"] is True
+            capsys.readouterr()
+            assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(out),
+                                  "--quiet", "--judge-backoff", "0.001"]) == 0  # the same run again: nothing lost
+            assert "replaced" not in capsys.readouterr().err
+    assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(out), "--quiet",
+                          "--skip-judge"]) == 0
+    err = capsys.readouterr().err.strip()
+    assert err == (f"replaced the formal run that was in {out} (signature {formal['signature']}) with this run, "
+                   "which is not formal: --skip-judge: soft constraints and quality were not scored")
+    assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(out), "--quiet",
+                          "--skip-judge"]) == 0
+    assert capsys.readouterr().err == ""  # the result replaced now was not formal
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"formal": true, "signature": "a|b"}', "a|b"),
+    ('{"formal": true, "signature": "a\\u001b[31m"}', "(not printable)"),
+    ('{"formal": false, "signature": "a"}', None),
+    ('{"formal": "yes", "signature": "a"}', None),
+    ("[1, 2]", None),
+    ("not json", None),
+    ("[" * 100000, None),
+])
+def test_the_previous_summary_is_read_as_outside_text(tmp_path, text, expected):
+    from eval.pipeline import previous_formal_signature
+
+    (tmp_path / "summary.json").write_text(text, encoding="utf-8")
+    assert previous_formal_signature(tmp_path) == expected
+
+
+def test_the_missing_line_is_shown_when_none_is_missing_too():
+    from eval.report import missing_line
+
+    summary = {"predictions": {"missing": 0}, "data": {"n_instances": 7}}
+    assert missing_line(summary, "items") == "0 of 7 items have no prediction"
+    summary["predictions"]["missing"] = 2
+    assert missing_line(summary, "items") == "2 of 7 items have no prediction (scored 0)"
+    summary["predictions"]["missing"] = 6
+    assert missing_line(summary, "items").startswith("WARNING: 6 of 7 instances have no prediction")
