@@ -26,7 +26,9 @@ PALETTE = ("#3366aa", "#dd7722", "#339966", "#aa3377", "#777777", "#bbaa22")
 LANGUAGE_COLOURS = {"en": "#3366aa", "ja": "#dd7722", "es": "#339966", "ar": "#aa3377"}
 
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",sans-serif;
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC","Noto Sans CJK JP",
+"Noto Sans CJK KR","PingFang SC","Hiragino Sans","Microsoft YaHei","Noto Sans Arabic","Noto Sans Thai",
+"Noto Sans Devanagari",sans-serif;
 margin:0;padding:24px 32px;color:#1d2330;background:#fff;max-width:1200px}
 h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #dde;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}
