@@ -57,7 +57,10 @@ def test_the_leaderboard_writes_its_table_as_latex(tmp_path, capsys):
     assert leaderboard.main([str(tmp_path / "model_a & co"), str(tmp_path / "b"), "--latex", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     rows, columns, headline = leaderboard.leaderboard_rows([tmp_path / "model_a & co", tmp_path / "b"])
-    assert text == leaderboard.leaderboard_latex(rows, columns, headline)
+    first = leaderboard.first_run_name(rows, tmp_path / "model_a & co")
+    assert first == "model_a & co"
+    assert text == leaderboard.leaderboard_latex(rows, columns, headline, first)
+    assert r"% dagger: the run's signature differs from that of model_a & co, the first RUN given" in text
     lines = text.split("\n")
     begin = lines.index(r"\begin{tabular}{lrlrrrr}")
     assert lines[begin + 1] == r"\toprule" and lines[-3:] == [r"\bottomrule", r"\end{tabular}", ""]
@@ -99,3 +102,26 @@ def test_compare_writes_its_table_as_latex(tmp_path):
     assert stats["delta"] < 0 and row.count(" & ") == 5 and row.endswith(f"{stats['p_value']:.4f} \\\\")
     assert ("$^{*" in row) == (stats["p_value"] < 0.05)
     assert any(line.startswith(r"\quad ") for line in table)  # the constraints under the headline
+
+
+def test_runs_of_the_same_name_are_told_apart_by_their_paths():
+    names = leaderboard.distinct_names(["m", "m", "x", "m"], [Path("/a/run"), Path("/b/run"), Path("/c/run"),
+                                                              Path("/b/other/run")])
+    assert names == ["m (a/run)", "m (b/run)", "x", "m (other/run)"]
+    assert leaderboard.distinct_names(["run", "run"], [Path("/x/y/run"), Path("/z/y/run")]) == \
+        ["run (x/y/run)", "run (z/y/run)"]
+    assert leaderboard.distinct_names(["a", "b"], [Path("/r"), Path("/r")]) == ["a", "b"]
+
+
+def test_the_leaderboard_tells_same_named_directories_apart_and_its_mark_names_the_run_compared(tmp_path, capsys):
+    import evaluate
+
+    predictions = ROOT / "data" / "example_predictions.jsonl"
+    for parent, extra in (("first", []), ("second", ["--rule-set", "strict"])):
+        assert evaluate.main(["--predictions", str(predictions), "--output-dir", str(tmp_path / parent / "run"),
+                              "--skip-judge", "--quiet", "--limit", "10", *extra]) == 0
+    assert leaderboard.main([str(tmp_path / "second" / "run"), str(tmp_path / "first" / "run")]) == 0
+    table = capsys.readouterr().out
+    assert "| run (second/run) |" in table and "| run (first/run) † |" in table
+    assert "† the run's signature differs from that of run (second/run), the first run given on the command line" \
+        in table
