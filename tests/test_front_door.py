@@ -5,6 +5,7 @@ path that does not exist, a hub dataset with no network and no cached copy."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -235,6 +236,8 @@ def test_the_demo_runs_the_whole_flow_and_badges_the_stand_in_judge(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("DEMONSTRATION:") and done.stdout.rstrip().endswith("the numbers mean nothing")
+    steps = [line.split(".")[0] for line in done.stdout.split("\n") if re.match(r"\d+\. ", line)]
+    assert steps == ["1", "2", "3", "4", "5", "6"]  # each step numbered once, in order
     badge = "formal run (Judge: gpt-5.6-sol @ http://127.0.0.1:"
     assert done.stdout.count(badge) == 2 and "System: stand-in at http://127.0.0.1:" in done.stdout
     for run in ("example", "stand_in"):
