@@ -518,3 +518,16 @@ def test_the_missing_line_is_shown_when_none_is_missing_too():
     assert missing_line(summary, "items") == "2 of 7 items have no prediction (scored 0)"
     summary["predictions"]["missing"] = 6
     assert missing_line(summary, "items").startswith("WARNING: 6 of 7 instances have no prediction")
+
+
+def test_report_html_says_what_the_strict_card_is(tmp_path):
+    assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(tmp_path / "o"),
+                          "--skip-judge", "--quiet", "--limit", "20"]) == 0
+    page = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert '<div class="name">hard_pass_rate_strict</div>' in page
+    assert "hard_pass_rate_strict: the same predictions under the strict rule set" in page
+
+
+def test_the_version_line_docs_api_shows_is_the_commands():
+    page = " ".join((ROOT / "docs" / "api.md").read_text(encoding="utf-8").split())
+    assert f"prints `{version_line('python evaluate.py', harness.__version__)}`" in page
