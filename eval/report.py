@@ -25,9 +25,19 @@ def judge_badge(summary: dict) -> str:
     return f" (Judge: {judge['model']} @ {judge['host']})" if judge else ""
 
 
+def stand_in_note(summary: dict) -> str:
+    """` — stand-in Judge: …; stand-in model: …: the numbers mean nothing` when the Judge's replies or
+    the model's (predictions.meta.json) carried an x-stand-in header; empty otherwise."""
+    judge = summary.get("judge") or {}
+    engine = (summary.get("system") or {}).get("engine") or {}
+    parts = [f"stand-in {who}: {said}" for who, said in (("Judge", judge.get("stand_in")),
+                                                         ("model", engine.get("header.x-stand-in"))) if said]
+    return " — " + "; ".join(parts) + ": the numbers mean nothing" if parts else ""
+
+
 def run_status(summary: dict) -> str:
     status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
-    return status + judge_badge(summary) if summary["formal"] else status
+    return (status + judge_badge(summary) if summary["formal"] else status) + stand_in_note(summary)
 
 
 def missing_notice(summary: dict) -> str | None:
@@ -93,7 +103,7 @@ def console_footer(summary: dict) -> list[str]:
     system = summary.get("system")
     out = [system_report_lines(system)[0].removeprefix("- ")] if system and system.get("model") else []
     out += [f"warning: {warning}" for warning in (system or {}).get("warnings") or []]
-    out.append("formal run" + judge_badge(summary) if summary["formal"]
-               else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
+    out.append(("formal run" + judge_badge(summary) if summary["formal"]
+                else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"])) + stand_in_note(summary))
     out.append(f"signature: {summary['signature']}")
     return out

@@ -16,7 +16,7 @@ import html
 from urllib.parse import quote
 from typing import TYPE_CHECKING
 
-from eval.report import judge_badge
+from eval.report import judge_badge, stand_in_note
 from eval.stats import bootstrap_ci
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def table(header: list[str], rows: list[list], numeric: set[int] = frozenset()) 
 def page_head(summary: dict, title: str) -> list[str]:
     formal = summary.get("formal")
     status = ("formal run" + judge_badge(summary) if formal
-              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
+              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", []))) + stand_in_note(summary)
     data, predictions = summary["data"], summary["predictions"]
     judge = summary.get("judge")
     judge_line = (f"{escape(judge['model'])} ({escape(judge['endpoint_kind'])}) at {escape(judge['host'])}; "

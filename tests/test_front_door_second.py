@@ -531,3 +531,48 @@ def test_report_html_says_what_the_strict_card_is(tmp_path):
 def test_the_version_line_docs_api_shows_is_the_commands():
     page = " ".join((ROOT / "docs" / "api.md").read_text(encoding="utf-8").split())
     assert f"prints `{version_line('python evaluate.py', harness.__version__)}`" in page
+
+
+# --- stand-ins say so beside the badge ------------------------------------------------------------
+
+@pytest.mark.parametrize("headers, said", [
+    ({"X-Stand-In": "tests/judge_server.py"}, "tests/judge_server.py"),
+    ({"x-stand-in": "a\x1b[31m red\u2028" + "x" * 500}, "a[31m red" + "x" * 191),
+    ({"x-stand-in": "\x00\x01"}, None),
+    ({"server": "vllm"}, None),
+])
+def test_a_stand_in_header_is_read_as_outside_text(headers, said):
+    from eval.openai_api import stand_in_of
+
+    assert stand_in_of(headers) == said
+
+
+def test_the_badge_names_each_stand_in_and_nothing_for_real_servers():
+    from eval.report import run_status, stand_in_note
+
+    summary = {"formal": True, "non_formal_reasons": [], "judge": {"model": "m", "host": "h", "stand_in": "J"},
+               "system": {"engine": {"header.x-stand-in": "M"}}}
+    assert stand_in_note(summary) == " — stand-in Judge: J; stand-in model: M: the numbers mean nothing"
+    assert run_status(summary) == "formal (Judge: m @ h) — stand-in Judge: J; stand-in model: M: the numbers mean nothing"
+    summary["judge"].pop("stand_in")
+    summary["system"]["engine"] = {"header.server": "vllm"}
+    assert stand_in_note(summary) == "" and run_status(summary) == "formal (Judge: m @ h)"
+
+
+def test_a_judged_run_records_the_stand_in_judge_and_a_real_judge_adds_no_key(tmp_path, monkeypatch):
+    import json
+
+    from judge_server import JudgeServer
+
+    class RealJudge(JudgeServer):
+        identity = ""
+
+    for server_class, expected in ((JudgeServer, JudgeServer.identity), (RealJudge, None)):
+        with server_class() as judge:
+            monkeypatch.setenv("JUDGE_API_BASE", judge.base_url)
+            monkeypatch.setenv("JUDGE_API_KEY", "k")
+            out = tmp_path / server_class.__name__
+            assert evaluate.main(["--predictions", "data/example_predictions.jsonl", "--output-dir", str(out),
+                                  "--quiet", "--limit", "3", "--judge-backoff", "0.001"]) == 0
+        block = json.loads((out / "summary.json").read_text(encoding="utf-8"))["judge"]
+        assert block.get("stand_in") == expected and ("stand_in" in block) == (expected is not None)

@@ -574,5 +574,5 @@ def test_a_server_without_a_models_list_still_names_its_engine_by_header(tmp_pat
         server.handler = lambda request: (Reply(404, {"error": {"message": "no such route"}})
                                           if request.method == "GET" else answer(request))
         result = predict(server, tmp_path)
-    assert result.meta["engine"] == {"header.server": "stand-in-engine/1.0"}
+    assert result.meta["engine"] == {"header.server": "stand-in-engine/1.0", "header.x-stand-in": ModelServer.identity}
     assert result.meta["counts"]["answered"] == 6
