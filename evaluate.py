@@ -1,10 +1,10 @@
-"""Score a predictions file: hard rules, the LLM Judge, IF_Score and quality (or, for Sandglass-Bench
-data, the syllable-budget metrics).
+"""Score a predictions file of InstTrans-Bench (hard rules, the LLM Judge, IF_Score and quality),
+Sandglass-Bench (the syllable-budget metrics) or IFMTBench (rules and Judge per instruction).
 
     python evaluate.py --predictions P --output-dir O [--skip-judge] [--limit N] [--data FILE | --dataset [NAME]]
 
-Writes O/scores.jsonl, O/summary.json, O/report.md and O/report.html (and the Judge cache), all at
-once or not at all; exits 2 on bad input, 3 when the Judge aborts, 130 on Ctrl-C, 128 + N on a
+Writes O/scores.jsonl, O/summary.json, O/report.md, O/report.html and O/explorer.html (and the
+Judge cache), all at once or not at all; exits 2 on bad input, 3 when the Judge aborts, 130 on Ctrl-C, 128 + N on a
 SIGTERM or SIGHUP. Installed, the same command is `insttrans-eval` (eval/commands.py).
 """
 

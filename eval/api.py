@@ -25,7 +25,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RunResult", "evaluate", "load_run"]
+from eval import __version__
+
+__all__ = ["RunResult", "__version__", "evaluate", "load_run"]
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,8 @@ class Benchmark:
                                                                   # files: "official release (by sha256)"
     load_predictions: Callable[[Path, list[dict], list[dict]], tuple[dict, int]] | None = None  # (path, scored
                                                                   # rows, rows outside --limit) -> (predictions, lines)
+    prediction_line_keys: frozenset[str] = frozenset()  # keys that mark a predictions line without case_id as
+                                                        # this benchmark's own form (for the other benchmarks' hint)
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None

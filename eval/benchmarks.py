@@ -62,6 +62,24 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     return recognise(entries[0][1]) if entries else DEFAULT_BENCHMARK
 
 
+def other_benchmark_line_hint(running: str, entry: dict) -> str | None:
+    """"run them with --benchmark NAME" when a predictions line without case_id has the keys of
+    another benchmark's own line form (IFMTBench's {md5, response})."""
+    for bench in BENCHMARKS.values():
+        if bench.name != running and bench.prediction_line_keys and bench.prediction_line_keys <= entry.keys():
+            return _run_them_with(bench)
+    return None
+
+
+def _run_them_with(bench) -> str:
+    try:
+        bundled = bench.default_data.relative_to(ROOT)
+    except ValueError:
+        bundled = bench.default_data
+    return (f"these look like {bench.title} predictions: run them with --benchmark {bench.name} and its "
+            f"data (without --data: the bundled {bundled.as_posix()})")
+
+
 def other_benchmark_hint(running: str, case_id: str) -> str | None:
     """"run them with --benchmark NAME" when a case_id missing from the data has another benchmark's
     release form or is in its bundled set (read only on this error path)."""
@@ -71,10 +89,5 @@ def other_benchmark_hint(running: str, case_id: str) -> str | None:
             continue
         claimed = bench.release_case_id is not None and bench.release_case_id.match(case_id)
         if claimed or (bench.default_data.is_file() and quoted in bench.default_data.read_text(encoding="utf-8")):
-            try:
-                bundled = bench.default_data.relative_to(ROOT)
-            except ValueError:
-                bundled = bench.default_data
-            return (f"these look like {bench.title} predictions: run them with --benchmark {bench.name} and its "
-                    f"data (without --data: the bundled {bundled.as_posix()})")
+            return _run_them_with(bench)
     return None

@@ -27,16 +27,19 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     """--benchmark, --data (alias --data-file, as the original scripts spell it), --dataset, --limit."""
     group = parser.add_argument_group("Data")
     group.add_argument("--benchmark", choices=("auto", *BENCHMARKS), default="auto",
-                       help="which benchmark the data belongs to (default: auto, recognised from the first "
-                            "data row; a hub --dataset by its name). Sandglass runs default to "
-                            "data/sandglass/test.jsonl and, in evaluate.py, to their own Judge model")
+                       help="which benchmark the data belongs to: insttrans (InstTrans-Bench), sandglass "
+                            "(Sandglass-Bench) or ifmtbench (IFMTBench) (default: auto, recognised from the "
+                            "first data row; a hub --dataset by its name). Each benchmark has its own bundled "
+                            "data (data/test.jsonl, data/sandglass/test.jsonl, data/ifmtbench/data/) and, in "
+                            "evaluate.py, its own default Judge model")
     source = group.add_mutually_exclusive_group()
     source.add_argument("--data", "--data-file", dest="data", type=Path, default=None, action="append",
-                        help="data JSONL file (default: the bundled data/test.jsonl); give it again to read "
+                        help="data JSONL file (default: the benchmark's bundled set); give it again to read "
                              "several files in order (IFMTBench's single- and multi-constraint files)")
     source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
                         help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
-                             "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench)")
+                             "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench; "
+                             "IFMTBench: the release folder's path)")
     group.add_argument("--limit", type=int, default=None, metavar="N",
                        help="use only the first N rows (a smoke run; never formal)")
 
@@ -52,7 +55,8 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="hard rules only: offline and reproducible, never formal")
     group.add_argument("--judge-model", default=None,
                        help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
-                            "others /chat/completions (default: gpt-5.6-sol; Sandglass: gemini-2.5-flash)")
+                            "others /chat/completions (default: gpt-5.6-sol; Sandglass: gemini-2.5-flash; "
+                            "IFMTBench: gpt-4o)")
     group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
                        default=defaults.DEFAULT_CONCURRENCY, metavar="N",
                        help="requests in flight at once (default: %(default)s)")
@@ -81,11 +85,15 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def evaluate_parser() -> argparse.ArgumentParser:
-    parser = HarnessParser(description="Evaluate InstTrans-Bench or Sandglass-Bench predictions.")
+    parser = HarnessParser(
+        description="Score predictions of InstTrans-Bench, Sandglass-Bench or IFMTBench (recognised from the data). "
+                    "Writes scores.jsonl, summary.json, report.md, report.html and explorer.html to --output-dir, "
+                    "and the Judge cache judge_cache.sqlite beside them.")
     io = parser.add_argument_group("Predictions and outputs")
     io.add_argument("--predictions", type=Path, default=None,
                     help="JSONL of {case_id, prediction} (required, except with --oracle)")
-    io.add_argument("--output-dir", type=Path, required=True, help="where scores, summary, report and cache go")
+    io.add_argument("--output-dir", type=Path, required=True,
+                    help="where the five result files and the Judge cache go (a directory; created if missing)")
     io.add_argument("--case-ids", type=Path, default=None, metavar="FILE",
                     help="score exactly the case_ids listed in FILE, one per line (never formal)")
     io.add_argument("--only", type=Path, default=None, metavar="FILE",
@@ -135,7 +143,8 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def prepare_parser() -> argparse.ArgumentParser:
-    parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference.")
+    parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference, for "
+                                       "InstTrans-Bench, Sandglass-Bench or IFMTBench data.")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
     return parser
@@ -156,9 +165,23 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
         check_dataset_spec(dataset)
     paths = (args.data,) if isinstance(args.data, Path) else tuple(args.data or ())  # --data is repeatable
     benchmark = args.benchmark if args.benchmark != "auto" else detect_benchmark(paths[0] if paths else None, dataset)
+    if args.benchmark != "auto" and paths and paths[0].is_file():
+        refuse_other_benchmarks_data(args.benchmark, paths[0])
     if args.dataset == BARE_DATASET:
         dataset = get_benchmark(benchmark).default_dataset
     return benchmark, DataSource(path=paths[0] if paths else None, dataset=dataset, more_paths=paths[1:])
+
+
+def refuse_other_benchmarks_data(benchmark: str, path: Path) -> None:
+    """`--benchmark A` on data the first row of which is recognised as benchmark B's: one line naming
+    both, instead of the row error B's fields cause under A's schema."""
+    from eval.benchmarks import DEFAULT_BENCHMARK
+
+    recognised = detect_benchmark(path, None)
+    if recognised not in (benchmark, DEFAULT_BENCHMARK):  # the default is also the answer when unsure
+        found, asked = get_benchmark(recognised), get_benchmark(benchmark)
+        raise ConfigError(f"{path} is {found.title} data, not {asked.title} data (--benchmark {benchmark})",
+                          f"run with --benchmark {recognised}, or leave --benchmark out: it is recognised from the data")
 
 
 def judge_settings_from_args(args: argparse.Namespace, default_model: str):
@@ -198,6 +221,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         raise ConfigError("--oracle scores the references: it takes no --predictions" if args.oracle else
                           "the following arguments are required: --predictions",
                           "drop --predictions" if args.oracle else "pass --predictions FILE (or --oracle)")
+    if args.output_dir.exists() and not args.output_dir.is_dir():
+        raise ConfigError(f"--output-dir {args.output_dir} is a file, not a directory",
+                          "give a directory for the result files (it is created if missing)")
     benchmark, source = benchmark_and_source(args)
     check_protocol_flags(args)
     judge = None

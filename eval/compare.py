@@ -515,6 +515,9 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
     """A against B: signature check, pairing, paired statistics, and Judge agreement when the
     same predictions were judged differently. Raises CompareError on an incompatible signature
     or unpaired rows unless `force` (then the differences are recorded)."""
+    if a.benchmark != b.benchmark:  # --force cannot help: no instance pairs, no metric is shared
+        raise CompareError(f"{a.name} and {b.name} are runs of two benchmarks ({a.bench.title} and {b.bench.title})",
+                           "compare runs of one benchmark; a leaderboard per benchmark lists them side by side")
     check = signature_check(a, b)
     paired, pairing = pair_case_ids(a, b)
     unpaired = bool(pairing["only_in_a"] or pairing["only_in_b"])
@@ -649,6 +652,35 @@ def format_report(result: dict) -> str:
     return "\n".join(lines)
 
 
+def format_latex(result: dict) -> str:
+    """Each comparison as a booktabs `tabular` for a paper: metric, n, A, B, B − A with its paired 95%
+    interval, p and its mark; the runs, the marks and the tests named in `%` comments above it."""
+    from eval.latex import latex_escape, tabular
+
+    bench = get_benchmark(result["runs"][0]["benchmark"])
+    tables = []
+    for comparison in result["comparisons"]:
+        body = []
+        for name, stats in metric_rows(comparison, bench.compare_sections):
+            depth = len(name) - len(name.lstrip(" "))
+            label = r"\quad " * (depth // 2) + latex_escape(name.strip())
+            if name.split()[-1] in bench.lower_is_better():
+                label += r" ($\downarrow$)"
+            mark = {"**": "$^{**}$", "*": "$^{*}$", "": ""}[_mark(stats["p_value"])]
+            body.append([label, str(stats["n"]), f"{stats['a']:.4f}", f"{stats['b']:.4f}",
+                         f"{stats['delta']:+.4f}{mark} {{\\scriptsize[{stats['ci95'][0]:+.4f}, {stats['ci95'][1]:+.4f}]}}",
+                         f"{stats['p_value']:.4f}"])
+        comments = [f"python -m eval.compare --latex: A = {comparison['a']}, B = {comparison['b']} "
+                    f"({comparison['pairing']['paired']} paired instances); needs \\usepackage{{booktabs}}",
+                    f"B - A with its paired bootstrap 95% interval; p: paired approximate randomization "
+                    f"({result['resamples']} resamples, seed {result['seed']}), * p < {SIGNIFICANCE}, ** p < 0.01, "
+                    "not corrected for the number of metrics; (down arrow): lower is better"]
+        if comparison.get("forced"):
+            comments.append("FORCED: " + describe_differences(comparison["signature_check"]["differences"]))
+        tables.append(tabular(["metric", "n", "A", "B", "B - A [95% CI]", "p"], body, "lrrrrr", comments))
+    return "\n".join(tables)
+
+
 # ---------------------------------------------------------------------------------------------
 # CLI
 # ---------------------------------------------------------------------------------------------
@@ -667,6 +699,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="compare runs whose signatures differ or that do not pair up; differences are "
                              "printed and recorded")
     checks.add_argument("--json", type=Path, metavar="PATH", help="write the full result as JSON")
+    checks.add_argument("--latex", type=Path, metavar="PATH",
+                        help="write the table as booktabs LaTeX (deltas with their 95%% intervals, p-values) "
+                             "for a paper")
     checks.add_argument("--html", type=Path, metavar="PATH",
                         help="write a page with the deltas as a chart and the changed instances side by side")
     return parser
@@ -694,6 +729,11 @@ def main(argv: list[str] | None = None) -> int:
 
             write_atomic(args.json, text)
             print(f"wrote {args.json}")
+        if args.latex:
+            from eval.outputs import write_atomic
+
+            write_atomic(args.latex, format_latex(result))
+            print(f"wrote {args.latex}")
         if args.html:
             from eval.outputs import write_atomic
 

@@ -52,6 +52,8 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    while lines and not lines[-1].strip():  # blank lines at the end (an editor's extra newline) are no rows
+        lines.pop()
     parsed = []
     for number, line in enumerate(lines, 1):
         if not line.strip():

@@ -16,14 +16,14 @@ header{padding:8px 16px;border-bottom:1px solid #dde;background:#f7f8fb;max-heig
 .legend{font-size:12px;color:#556;margin:2px 0}
 header h1{font-size:18px;margin:0 0 2px}
 .meta{font-size:12px;color:#556;display:grid;grid-template-columns:max-content 1fr;gap:0 8px}
-.meta .v{overflow-wrap:anywhere}
+.meta .v{overflow-wrap:break-word}
 #app{flex:1;display:grid;grid-template-columns:250px minmax(260px,340px) 1fr;min-height:0}
 #side{border-right:1px solid #dde;overflow:auto;padding:8px 10px}
 #side input[type=search],#side select{width:100%;margin:2px 0 6px;padding:4px 6px;font:inherit}
 #count{font-weight:600;margin:4px 0 8px}
 .facet{margin:0 0 8px}.facet summary{font-weight:600;cursor:pointer;font-size:13px}
 .facet label{display:flex;gap:6px;align-items:baseline;font-size:12px;padding:1px 0;cursor:pointer}
-.facet label .fv{flex:1;overflow-wrap:anywhere}.facet label .fc{color:#667;font-variant-numeric:tabular-nums}
+.facet label .fv{flex:1;overflow-wrap:break-word}.facet label .fc{color:#667;font-variant-numeric:tabular-nums}
 .facet label.zero{color:#aab}
 .facet button,#clear{font:inherit;font-size:12px;border:1px solid #ccd;background:#fff;border-radius:3px;
 padding:1px 6px;cursor:pointer}
@@ -37,7 +37,7 @@ text-overflow:ellipsis}
 .row .sum{font-size:12px;color:#445;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .empty{padding:16px;color:#667}
 #detail{overflow:auto;padding:10px 18px 40px}
-#detail h2{font-size:16px;margin:4px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+#detail h2{font-size:16px;margin:4px 0 6px;font-family:ui-monospace,Menlo,Consolas,monospace;overflow-wrap:break-word}
 #detail h3{font-size:14px;margin:14px 0 4px}
 .chips{display:flex;flex-wrap:wrap;gap:4px;margin:4px 0}
 .chip{font-size:11px;background:#eef1f7;border-radius:10px;padding:1px 8px}
@@ -49,7 +49,7 @@ border-radius:4px;padding:6px 8px;margin:2px 0 8px;max-height:480px;overflow:aut
 .wsmark{color:#b0b8c8}mark{background:#ffe58a;color:inherit;padding:0}
 details.fold>summary{cursor:pointer;color:#335;font-size:13px;margin:4px 0}
 table.checks{border-collapse:collapse;width:100%;font-size:13px;margin:2px 0 8px}
-table.checks td:nth-child(1){overflow-wrap:anywhere}table.checks td:nth-child(2),table.checks td:nth-child(3){white-space:nowrap}
+table.checks td:nth-child(1){overflow-wrap:break-word}table.checks td:nth-child(2),table.checks td:nth-child(3){white-space:nowrap}
 table.checks td.expl{white-space:normal;color:#333}
 table.checks td,table.checks th{border:1px solid #e0e3ea;padding:3px 6px;text-align:left;vertical-align:top}
 table.checks th{background:#f4f5f8}

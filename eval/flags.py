@@ -14,13 +14,18 @@ import sys
 
 
 class HarnessParser(argparse.ArgumentParser):
-    """argparse with `allow_abbrev=False`, did-you-mean for unknown flags and a two-line error."""
+    """argparse with `allow_abbrev=False`, did-you-mean for unknown flags, a two-line error, and
+    `--version` (the harness version a result's signature names) on every command."""
 
     def __init__(self, *args, **kwargs):
+        from eval import __version__
+
         kwargs["allow_abbrev"] = False
         if not args and "prog" not in kwargs and sys.argv[0].endswith(".py"):
             kwargs["prog"] = f"python {os.path.basename(sys.argv[0])}"  # a hint the user can paste
         super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=version_line(self.prog, __version__),
+                          help="print the harness version and exit")
 
     def parse_args(self, argv=None, namespace=None):  # `args` in argparse; named so it is no Namespace
         argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
@@ -38,6 +43,11 @@ class HarnessParser(argparse.ArgumentParser):
     def error(self, message: str):
         """One line saying what is wrong, one pointing at --help (argparse's usage block buries the line)."""
         self.exit(2, f"{self.prog}: error: {message}\n  hint: `{self.prog} --help` lists every flag\n")
+
+
+def version_line(prog: str, version: str) -> str:
+    """`python evaluate.py 0.1.0 (insttrans-bench-harness)`: the version a signature's `version:` part names."""
+    return f"{prog} {version} (insttrans-bench-harness)"
 
 
 def unknown_flag_message(flag: str, known: list[str]) -> str:

@@ -45,6 +45,7 @@ from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's 
     RESPONSES,
     RESPONSES_PREFIXES,
     client_pool,
+    stand_in_of,
     endpoint_kind,
     parse_answer,
     public_host,
@@ -319,6 +320,7 @@ class JudgeStats:
     deduplicated: int = 0  # identical requests answered by another in-flight request
     repairs: dict[str, int] = field(default_factory=dict)  # prompt name -> verdicts valid after a repair turn
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
+    stand_in: str | None = None  # what a reply's x-stand-in header said: the Judge is a test double
 
     def add_usage(self, name: str, usage: dict[str, int]) -> None:
         totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
@@ -502,6 +504,8 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
                                   "count: replies with such counts are left out of the summary's usage")
     else:
         session.stats.add_usage(name, reply.usage)
+    if session.stats.stand_in is None:
+        session.stats.stand_in = stand_in_of(reply.headers)
     return text, reply.usage
 
 
@@ -761,6 +765,7 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "deduplicated": stats.deduplicated,
         "repairs": dict(sorted(stats.repairs.items())),
         "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
+        **({"stand_in": stats.stand_in} if getattr(stats, "stand_in", None) else {}),  # only a test double
     }
 
 

@@ -1,6 +1,6 @@
 """A table across runs (SPEC §12): one row per run, sorted by the headline metric.
 
-    python -m eval.leaderboard RUN [RUN ...] [--csv PATH] [--markdown PATH]
+    python -m eval.leaderboard RUN [RUN ...] [--csv PATH] [--markdown PATH] [--latex PATH]
 
 Columns: run (the system's model when predictions.meta.json recorded one, else the directory
 name), n, formal, the benchmark's headline metrics with their 95% interval bounds, its extra
@@ -70,6 +70,24 @@ def _system_name(run: Run) -> str:
     return system.get("model") or run.name
 
 
+def distinct_names(names: list[str], paths: list[Path]) -> list[str]:
+    """Each repeated name followed by as many trailing parts of its run's path as tell the runs apart
+    (`model (a/run)`, `model (b/run)`); the whole path where no suffix does. Unique names stay bare."""
+    out = list(names)
+    for name in {name for name in names if names.count(name) > 1}:
+        indexes = [index for index, other in enumerate(names) if other == name]
+        parts = [Path(paths[index]).resolve().parts for index in indexes]
+        for depth in range(1, max(len(part) for part in parts) + 1):
+            suffixes = ["/".join(part[-depth:]) for part in parts]
+            if len(set(suffixes)) == len(suffixes):
+                break
+        else:
+            suffixes = [str(paths[index]) for index in indexes]
+        for index, suffix in zip(indexes, suffixes):
+            out[index] = f"{name} ({suffix})"
+    return out
+
+
 def headline_of(bench: Benchmark, rows: list[dict]) -> str:
     """The column the table is sorted by: the benchmark's first sort metric (InstTrans: if_score)
     when any run has it, else its fallback (hard_pass_rate), which needs no Judge."""
@@ -87,9 +105,7 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
         raise CompareError("the runs belong to different benchmarks (" + ", ".join(sorted(benchmarks)) + ")",
                            "make one table per benchmark")
     bench = runs[0].bench
-    names = [_system_name(run) for run in runs]
-    duplicated = {name for name in names if names.count(name) > 1}
-    names = [f"{name} ({run.path.name})" if name in duplicated else name for name, run in zip(names, runs)]
+    names = distinct_names([_system_name(run) for run in runs], [run.path for run in runs])
     headlines = [metric.name for metric in bench.headline_metrics]
     try:
         extra = bench.leaderboard_columns([run.summary for run in runs])
@@ -185,7 +201,12 @@ def signature_footnotes(rows: list[dict]) -> tuple[list[int], list[str]]:
     return per_row, notes
 
 
-def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) -> str:
+def first_run_name(rows: list[dict], first_path: Path) -> str | None:
+    """The table's name of the run given first (the one the † mark compares every run with)."""
+    return next((row["run"] for row in rows if row["path"] == str(first_path)), None)
+
+
+def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str, first_run: str | None = None) -> str:
     """Markdown that stays readable in a terminal and a diff: the headline table (metrics with their
     interval), the per-constraint rates transposed (one line per rate, one column per run), and each
     distinct signature once, as a numbered footnote."""
@@ -193,8 +214,9 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) ->
     rates = [column for column in columns if column not in metrics and not column.endswith(("_low", "_high"))
              and column not in ("run", "n", "formal", "signature", "differs_from_first", "path")]
     notes_of, notes = signature_footnotes(rows)
-    lines = [f"Sorted by {headline}; [95% interval]. † signature differs from the first run's (not comparable); "
-             "[N]: the run's signature, below.", "",
+    versus = f"that of {_escape_cell(first_run)}, the first run given" if first_run else "that of the first run given"
+    lines = [f"Sorted by {headline}; [95% interval]. † the run's signature differs from {versus} on the command "
+             "line (not comparable with it); [N]: the run's signature, below.", "",
              "| # | run | n | formal | " + " | ".join(metrics) + " | signature |",
              "|---:|---|---:|---|" + "---:|" * len(metrics) + "---|"]
     for index, (row, note) in enumerate(zip(rows, notes_of), 1):
@@ -215,12 +237,36 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str) ->
     return "\n".join(lines) + "\n"
 
 
+def leaderboard_latex(rows: list[dict], columns: list[str], headline: str, first_run: str | None = None) -> str:
+    """The headline table as a booktabs `tabular` for a paper: one row per run, each metric with its
+    95% interval; the signatures as comments above it, a dagger on a run not comparable with the first."""
+    from eval.latex import latex_escape, tabular, value_with_interval
+
+    metrics = [column for column in columns if f"{column}_low" in columns]
+    notes_of, notes = signature_footnotes(rows)
+    body = []
+    for row, note in zip(rows, notes_of):
+        name = latex_escape(row["run"]) + (r"$^\dagger$" if row["differs_from_first"] else "")
+        body.append([name, str(row["n"]), "yes" if row["formal"] else "no",
+                     *(value_with_interval(row[metric], row[f"{metric}_low"], row[f"{metric}_high"])
+                       for metric in metrics), str(note)])
+    comments = [f"python -m eval.leaderboard --latex: sorted by {headline}; [95% bootstrap interval]; "
+                "-- not scored; needs \\usepackage{booktabs}",
+                f"dagger: the run's signature differs from that of {first_run or 'the first run'}, the first RUN "
+                "given on the command line (not comparable with it); sig.: the run's signature, numbered:",
+                *notes]
+    return tabular(["run", "n", "formal", *metrics, "sig."], body, "lrl" + "r" * len(metrics) + "r", comments)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(prog="python -m eval.leaderboard",
                                      description="One row per run, sorted by the headline metric (docs/compare.md).")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="output directories of evaluate.py")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="write the table as CSV")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table as Markdown")
+    parser.add_argument("--latex", type=Path, metavar="PATH",
+                        help="write the headline table as a booktabs LaTeX tabular (metrics with their 95%% "
+                             "intervals) for a paper")
     return parser
 
 
@@ -231,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     def run(arguments: list[str] | None) -> int:
         args = build_parser().parse_args(arguments)
         rows, columns, headline = leaderboard_rows(args.runs)
-        table = leaderboard_markdown(rows, columns, headline)
+        first = first_run_name(rows, args.runs[0])
+        table = leaderboard_markdown(rows, columns, headline, first)
         print(table, end="")
         if args.csv:
             write_atomic(args.csv, leaderboard_csv(rows, columns))
@@ -239,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.markdown:
             write_atomic(args.markdown, table)
             print(f"wrote {args.markdown}")
+        if args.latex:
+            write_atomic(args.latex, leaderboard_latex(rows, columns, headline, first))
+            print(f"wrote {args.latex}")
         return 0
 
     return run_cli(run, argv)

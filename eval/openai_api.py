@@ -30,8 +30,18 @@ CONTEXT_WINDOW = re.compile(r"context.length|maximum context|too many tokens|too
 # Response headers that name what really answered behind a gateway (LiteLLM) or the engine itself.
 ENGINE_HEADERS = ("server", "x-powered-by", "x-served-by", "openai-version", "x-litellm-model-id",
                   "x-litellm-version", "x-vllm-version", "x-litellm-model-name",
-                  "llm_provider-server", "llm_provider-x-vllm-version")
+                  "llm_provider-server", "llm_provider-x-vllm-version", "x-stand-in")
 GATEWAY_HEADER = "x-litellm-version"  # present on every LiteLLM proxy reply
+STAND_IN_HEADER = "x-stand-in"  # a test double's own word that it is one (tests/judge_server.py, model_server.py)
+
+
+def stand_in_of(headers: "httpx.Headers | dict[str, str]") -> str | None:
+    """What a reply's x-stand-in header says (outside text: printable, at most 200 characters)."""
+    value = {name.lower(): value for name, value in headers.items()}.get(STAND_IN_HEADER)
+    if not value:
+        return None
+    value = "".join(ch for ch in value if ch.isprintable())[:200].strip()
+    return value or None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from eval import __version__
 from eval.benchmark import Benchmark
-from eval.benchmarks import get_benchmark, other_benchmark_hint
+from eval.benchmarks import get_benchmark, other_benchmark_hint, other_benchmark_line_hint
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.counting import counting_with
 from eval.errors import ConfigError
@@ -38,6 +38,30 @@ from eval.oracle import ORACLE_FILE, oracle_block, oracle_failures, oracle_predi
 from eval.published import run_self_judging, run_sections, sections_html
 from eval.subsets import read_id_list, subset_block, subset_reason
 from eval.subsets import signature_part as subset_signature_part
+
+
+PREVIOUS_SUMMARY_LIMIT = 64 * 1024 * 1024  # a summary.json larger than this is nobody's run: not read
+
+
+def previous_formal_signature(output_dir: Path) -> str | None:
+    """The signature of the formal run whose results are in `output_dir`, or None (no run, not
+    formal, unreadable): a rerun that replaces a formal result says so."""
+    import json
+
+    path = output_dir / "summary.json"
+    try:
+        if not path.is_file() or path.stat().st_size > PREVIOUS_SUMMARY_LIMIT:
+            return None
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(summary, dict) or summary.get("formal") is not True:
+        return None
+    signature = summary.get("signature")
+    if not isinstance(signature, str):
+        return None
+    # outside text printed to a terminal: no control character, a bounded length
+    return signature if signature.isprintable() and len(signature) <= 4096 else "(not printable)"
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
@@ -282,7 +306,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             config.predictions, rows, [row for row in data.rows if row["case_id"] in ignored_ids])
     else:
         predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
-                                                            lambda case_id: other_benchmark_hint(bench.name, case_id))
+                                                            lambda case_id: other_benchmark_hint(bench.name, case_id),
+                                                            lambda entry: other_benchmark_line_hint(bench.name, entry))
     prompts = bench.prompt_sets[config.prompt_set]
     # Every prompt is built before the output directory changes (a release's table may lack a language).
     requests = None if config.judge is None else prompts.judge_requests(rows, predictions)
@@ -294,6 +319,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
     with hold_lock(config.output_dir, "output directory", is_dir=True):
+        replaced = previous_formal_signature(config.output_dir)
         remove_previous_results(config.output_dir)
         verdicts, judge_block = None, None
         if config.judge is not None:
@@ -327,6 +353,10 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             **extra_files,
             "summary.json": json_text(summary),
         })
+    if replaced is not None and replaced != summary["signature"]:  # said even with --quiet: a result is gone
+        status = "formal" if summary["formal"] else "not formal: " + "; ".join(summary["non_formal_reasons"])
+        print(f"replaced the formal run that was in {config.output_dir} (signature {replaced}) with this run, "
+              f"which is {status}", file=sys.stderr)
     if not config.quiet:
         print(bench.console_table(summary))
         if run_self_judging(summary):

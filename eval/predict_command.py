@@ -25,8 +25,8 @@ from eval.predict import (DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S, DEFAULT_TIMEO
 
 def build_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(
-        description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for InstTrans-Bench "
-                    "or Sandglass-Bench predictions.")
+        description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for the predictions of "
+                    "InstTrans-Bench, Sandglass-Bench or IFMTBench model inputs (from prepare_inputs.py).")
     io = parser.add_argument_group("Inputs and output")
     io.add_argument("--inputs", type=Path, required=True, help="model inputs written by prepare_inputs.py")
     io.add_argument("--output", type=Path, required=True,

@@ -21,11 +21,13 @@ HARNESS_LINE = '{"case_id": "...", "prediction": "..."}'
 
 
 def load_predictions(path: Path, known_ids: set[str], ignored_ids: set[str] = frozenset(),
-                     other_benchmark_hint: Callable[[str], str | None] | None = None) -> tuple[dict, int]:
+                     other_benchmark_hint: Callable[[str], str | None] | None = None,
+                     other_line_hint: Callable[[dict], str | None] | None = None) -> tuple[dict, int]:
     """({case_id: prediction or None}, number of lines) from a predictions file of
     `{case_id, prediction}` lines (the checks are `read_predictions`'). `other_benchmark_hint(case_id)`
     may name the flag that fits an id this data lacks (predictions of another benchmark)."""
-    return read_predictions(path, known_ids, ignored_ids, _harness_line, HARNESS_LINE, other_benchmark_hint)
+    return read_predictions(path, known_ids, ignored_ids, _harness_line, HARNESS_LINE, other_benchmark_hint,
+                            other_line_hint)
 
 
 def _harness_line(entry: dict, where: str) -> tuple[str, str]:
@@ -43,7 +45,8 @@ def _harness_line(entry: dict, where: str) -> tuple[str, str]:
 
 def read_predictions(path: Path, known_ids: set[str], ignored_ids: set[str],
                      line_of: Callable[[dict, str], tuple[str, str]], line_forms: str,
-                     other_benchmark_hint: Callable[[str], str | None] | None = None) -> tuple[dict, int]:
+                     other_benchmark_hint: Callable[[str], str | None] | None = None,
+                     other_line_hint: Callable[[dict], str | None] | None = None) -> tuple[dict, int]:
     """({case_id: text or None}, number of lines), every line's case_id and text field given by
     `line_of(entry, "path:line")` (a benchmark's own line forms, `line_forms` in the hints).
 
@@ -63,6 +66,8 @@ def read_predictions(path: Path, known_ids: set[str], ignored_ids: set[str],
         if not isinstance(entry, dict):
             raise PredictionError(f"{where}: a prediction line must be a JSON object, got {type(entry).__name__}",
                                   f"write JSONL, one object per line: {line_forms}")
+        if number == entries[0][0]:  # the first line tells a wrong file (inputs, data, another benchmark's)
+            refuse_wrong_file(entry, path, where, other_line_hint)
         case_id, field = line_of(entry, where)
         if field not in entry:
             raise PredictionError(f"{where}: case_id {case_id!r} has no {field!r} field",
@@ -83,6 +88,29 @@ def read_predictions(path: Path, known_ids: set[str], ignored_ids: set[str],
         if case_id in known_ids:
             predictions[case_id] = text
     return predictions, len(entries)
+
+
+TEXT_FIELDS = ("prediction", "response")  # the text of a predictions line, in every benchmark's form
+DATA_ROW_KEYS = ("reference", "prompt", "origin_text")  # what a data row holds and a predictions line never does
+
+
+def refuse_wrong_file(entry: dict, path: Path, where: str, other_line_hint: Callable[[dict], str | None] | None) -> None:
+    """One line naming what the file is and the command that makes predictions of it, when the
+    first line of a predictions file is a model-inputs line, a data row or another benchmark's line."""
+    if any(field in entry for field in TEXT_FIELDS):
+        hint = other_line_hint(entry) if other_line_hint is not None and "case_id" not in entry else None
+        if hint:
+            raise PredictionError(f"{where}: the line has no case_id", hint)
+        return
+    if isinstance(entry.get("messages"), list):
+        raise PredictionError(f"{path} is a model-inputs file (prepare_inputs.py's {{case_id, messages}} lines), "
+                              "not predictions",
+                              f"ask the model first: python predict.py --inputs {path} --output predictions.jsonl "
+                              "--model NAME, then pass --predictions predictions.jsonl")
+    if any(key in entry for key in DATA_ROW_KEYS):
+        raise PredictionError(f"{path} is a data file (its rows hold the prompt and the reference), not predictions",
+                              f"pass it as --data {path}; its model inputs come from python prepare_inputs.py "
+                              f"--data {path} --output inputs.jsonl, and predictions from predict.py")
 
 
 DIAGNOSTICS = ("code_fence", "think_block", "text_around_json", "source_script", "echoes_source")

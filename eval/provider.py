@@ -107,9 +107,9 @@ def check_api_endpoint(base_variable: str, key_variable: str, api_base: str, api
     a header. Shared by the Judge (JUDGE_*) and predict.py (MODEL_*); messages never hold the key."""
     import httpx  # heavy: only the paths that talk to a provider need it
 
-    for name, value in ((base_variable, api_base), (key_variable, api_key)):
-        if not value:
-            raise ConfigError(f"{name} is not set", hint=missing_hint)
+    missing = [name for name, value in ((base_variable, api_base), (key_variable, api_key)) if not value]
+    if missing:  # every missing setting in one message: a user fixes both at once, not one per run
+        raise ConfigError(f"{' and '.join(missing)} {'are' if len(missing) > 1 else 'is'} not set", hint=missing_hint)
     try:
         url = httpx.URL(api_base)
     except (httpx.InvalidURL, TypeError):

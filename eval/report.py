@@ -25,9 +25,19 @@ def judge_badge(summary: dict) -> str:
     return f" (Judge: {judge['model']} @ {judge['host']})" if judge else ""
 
 
+def stand_in_note(summary: dict) -> str:
+    """` — stand-in Judge: …; stand-in model: …: the numbers mean nothing` when the Judge's replies or
+    the model's (predictions.meta.json) carried an x-stand-in header; empty otherwise."""
+    judge = summary.get("judge") or {}
+    engine = (summary.get("system") or {}).get("engine") or {}
+    parts = [f"stand-in {who}: {said}" for who, said in (("Judge", judge.get("stand_in")),
+                                                         ("model", engine.get("header.x-stand-in"))) if said]
+    return " — " + "; ".join(parts) + ": the numbers mean nothing" if parts else ""
+
+
 def run_status(summary: dict) -> str:
     status = "formal" if summary["formal"] else "NOT formal: " + "; ".join(summary["non_formal_reasons"])
-    return status + judge_badge(summary) if summary["formal"] else status
+    return (status + judge_badge(summary) if summary["formal"] else status) + stand_in_note(summary)
 
 
 def missing_notice(summary: dict) -> str | None:
@@ -71,15 +81,23 @@ def judge_lines(judge: dict | None) -> list[str]:
     return lines
 
 
-def console_text(rows: list[tuple[str, str]], summary: dict, unit: str) -> str:
-    """A console table of (name, value) rows, aligned, then how many `unit` have no prediction and
-    the footer."""
+INTERVAL_LEGEND = "[low, high]: the 95% bootstrap interval"
+
+
+def console_text(rows: list[tuple[str, str]], summary: dict, unit: str, notes: list[str] = ()) -> str:
+    """A console table of (name, value) rows, aligned, then what the intervals are, how many `unit`
+    have no prediction, the benchmark's `notes` and the footer."""
     width = max(len(name) for name, _ in rows)
     out = [f"{name:<{width}}  {value}" for name, value in rows]
+    if any("[" in value for _, value in rows):
+        out.append(INTERVAL_LEGEND)
+    return "\n".join(out + [missing_line(summary, unit)] + list(notes) + console_footer(summary))
+
+
+def missing_line(summary: dict, unit: str) -> str:
+    """How many `unit` have no prediction, said also when none is missing (a reader checks for it)."""
     missing, total = summary["predictions"]["missing"], summary["data"]["n_instances"]
-    if missing:
-        out.append(missing_notice(summary) or f"{missing} of {total} {unit} have no prediction (scored 0)")
-    return "\n".join(out + console_footer(summary))
+    return missing_notice(summary) or f"{missing} of {total} {unit} have no prediction" + (" (scored 0)" if missing else "")
 
 
 def console_footer(summary: dict) -> list[str]:
@@ -87,7 +105,7 @@ def console_footer(summary: dict) -> list[str]:
     system = summary.get("system")
     out = [system_report_lines(system)[0].removeprefix("- ")] if system and system.get("model") else []
     out += [f"warning: {warning}" for warning in (system or {}).get("warnings") or []]
-    out.append("formal run" + judge_badge(summary) if summary["formal"]
-               else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"]))
+    out.append(("formal run" + judge_badge(summary) if summary["formal"]
+                else "NOT a formal run: " + "; ".join(summary["non_formal_reasons"])) + stand_in_note(summary))
     out.append(f"signature: {summary['signature']}")
     return out

@@ -16,7 +16,7 @@ import html
 from urllib.parse import quote
 from typing import TYPE_CHECKING
 
-from eval.report import judge_badge
+from eval.report import judge_badge, stand_in_note
 from eval.stats import bootstrap_ci
 
 if TYPE_CHECKING:
@@ -26,7 +26,9 @@ PALETTE = ("#3366aa", "#dd7722", "#339966", "#aa3377", "#777777", "#bbaa22")
 LANGUAGE_COLOURS = {"en": "#3366aa", "ja": "#dd7722", "es": "#339966", "ar": "#aa3377"}
 
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",sans-serif;
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC","Noto Sans CJK JP",
+"Noto Sans CJK KR","PingFang SC","Hiragino Sans","Microsoft YaHei","Noto Sans Arabic","Noto Sans Thai",
+"Noto Sans Devanagari",sans-serif;
 margin:0;padding:24px 32px;color:#1d2330;background:#fff;max-width:1200px}
 h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #dde;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}
@@ -173,7 +175,7 @@ def table(header: list[str], rows: list[list], numeric: set[int] = frozenset()) 
 def page_head(summary: dict, title: str) -> list[str]:
     formal = summary.get("formal")
     status = ("formal run" + judge_badge(summary) if formal
-              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", [])))
+              else "NOT a formal run: " + "; ".join(summary.get("non_formal_reasons", []))) + stand_in_note(summary)
     data, predictions = summary["data"], summary["predictions"]
     judge = summary.get("judge")
     judge_line = (f"{escape(judge['model'])} ({escape(judge['endpoint_kind'])}) at {escape(judge['host'])}; "

@@ -8,39 +8,72 @@ Both stand-ins are the test servers (tests/model_server.py answers every prompt 
 instance's reference; tests/judge_server.py gives valid verdicts, 1 unless the text carries a
 marker), started here as subprocesses on 127.0.0.1 and stopped at the end. The numbers show what
 the outputs look like and mean nothing about any model. Needs the repository checkout (tests/).
+
+Each stand-in listens on a fixed port (DEMO_PORTS) when it is free, so a rerun talks to the same
+Judge address: its requests, and so the Judge cache's keys and the runs' signatures, are the same,
+and the rerun answers from the cache. A busy port falls back to any free one (the rerun then asks
+the stand-in again). Ctrl-C stops the demonstration with one line and exit status 130.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
+from eval.flags import HarnessParser
+
 ROOT = Path(__file__).resolve().parent.parent
 BANNER = "DEMONSTRATION: a stand-in model and a stand-in Judge on 127.0.0.1; the numbers mean nothing"
+DEMO_PORTS = {"model_server.py": 18731, "judge_server.py": 18732}  # stable, so the Judge cache keys are too
+
+
+def start_server(script: str, port: int, *args: str) -> tuple[subprocess.Popen, str | None]:
+    """(process, base URL or None when it did not start). Its own session: a Ctrl-C in the terminal
+    reaches the demo, which stops the server, and not the server, which would print a traceback."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / script), "--latency", "0", "--port", str(port),
+                                *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               start_new_session=True)
+    line = process.stdout.readline().strip()  # "port N" once it listens
+    return process, (f"http://127.0.0.1:{line.split()[1]}/v1" if line.startswith("port ") else None)
+
+
+def port_is_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:port (a stand-in told to take a busy port would not say so)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the stand-in binds: TIME_WAIT is no obstacle
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    process.stdout.close()
 
 
 @contextlib.contextmanager
-def stand_in(script: str, *args: str):
-    """A stand-in server as a subprocess; yields its base URL and stops it on the way out."""
-    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / script), "--latency", "0", *args],
-                               stdout=subprocess.PIPE, text=True)
+def stand_in(script: str, *args: str, port: int | None = None):
+    """A stand-in server as a subprocess on `port` (DEMO_PORTS) or, where that is busy, on any free
+    port; yields its base URL and stops it on the way out."""
+    port = DEMO_PORTS[script] if port is None else port
+    process, base = start_server(script, port if port_is_free(port) else 0, *args)
     try:
-        line = process.stdout.readline().strip()  # "port N" once it listens
-        if not line.startswith("port "):
-            raise RuntimeError(f"{script} did not start (it printed {line!r})")
-        yield f"http://127.0.0.1:{line.split()[1]}/v1"
+        if base is None:
+            raise RuntimeError(f"{script} did not start")
+        yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        process.stdout.close()
+        stop_server(process)
 
 
 def step(title: str, *command: str, env: dict | None = None) -> None:
@@ -61,25 +94,31 @@ def run_demo(out: Path) -> None:
         step("predict.py", "predict.py", "--inputs", str(inputs), "--output", str(predictions), "--model", "stand-in",
              "--quiet", env={"MODEL_API_BASE": model_base, "MODEL_API_KEY": "demo-key"})
         judge = {"JUDGE_API_BASE": judge_base, "JUDGE_API_KEY": "demo-key"}
-        for name, path in (("example", ROOT / "data" / "example_predictions.jsonl"), ("stand_in", predictions)):
-            print(f"\n3. judged evaluation of the {name} predictions, stand-in Judge at {judge_base}: "
+        for number, name, path in ((3, "example", ROOT / "data" / "example_predictions.jsonl"),
+                                   (4, "stand_in", predictions)):
+            print(f"\n{number}. judged evaluation of the {name} predictions, stand-in Judge at {judge_base}: "
                   "python evaluate.py", flush=True)
             step("evaluate.py", "evaluate.py", "--predictions", str(path), "--output-dir", str(out / name),
                  "--judge-concurrency", "16", env=judge)
-    print("\n4. compare the two systems: python -m eval.compare", flush=True)
+    print("\n5. compare the two systems: python -m eval.compare", flush=True)
     step("eval.compare", "-m", "eval.compare", str(out / "example"), str(out / "stand_in"),
          "--json", str(out / "compare.json"))
-    print(f"\n5. reports: {out / 'example' / 'report.html'} and {out / 'stand_in' / 'report.html'} "
+    print(f"\n6. reports: {out / 'example' / 'report.html'} and {out / 'stand_in' / 'report.html'} "
           f"(report.md beside each), comparison in {out / 'compare.json'}")
     print(f"\n{BANNER}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = HarnessParser(prog="python -m scripts.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--output-dir", type=Path, default=Path("outputs/demo"),
                         help="where the demonstration writes (default: %(default)s)")
     args = parser.parse_args(argv)
-    run_demo(args.output_dir)
+    try:
+        run_demo(args.output_dir)
+    except KeyboardInterrupt:  # the command running then has said what it kept; the stand-ins are stopped
+        print("demo interrupted (Ctrl-C): the stand-ins are stopped; rerun the same command to go on",
+              file=sys.stderr)
+        return 130
     return 0
 
 

@@ -31,7 +31,7 @@ def unavailable_reason() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "Playwright's Python package is not installed (pip install playwright; no browser download needed)"
+        return "Playwright's Python package is not installed (pip install -r requirements-test.txt; no browser download needed)"
     return None
 
 

@@ -47,6 +47,9 @@ SOFT_IDS = ("style_consistency", "term_cross_sentence", "academic_format_preserv
             "context_disambiguate", "coref_resolution")
 
 
+STAND_IN_HEADER = "x-stand-in"  # every reply names the stand-in, so a run records that it was one
+
+
 @dataclass
 class Recorded:
     method: str
@@ -360,6 +363,8 @@ class RateLimit:
 class JudgeServer:
     """A background-thread asyncio HTTP server; `requests` lists what it received."""
 
+    identity = "tests/judge_server.py, a stand-in Judge for tests and demonstrations"
+
     def __init__(self, handler: Handler = default_handler, latency: float = 0.0, die_after: int | None = None):
         self.handler = handler
         self.latency = latency
@@ -424,6 +429,8 @@ class JudgeServer:
                 head = [f"HTTP/1.1 {reply.status} {REASONS.get(reply.status, 'Status')}",
                         "Content-Type: application/json", f"Content-Length: {len(data)}"]
                 head += [f"{name}: {value}" for name, value in reply.headers.items()]
+                if self.identity and not any(name.lower() == STAND_IN_HEADER for name in reply.headers):
+                    head.append(f"{STAND_IN_HEADER}: {self.identity}")  # a test double says so (docs/judge.md)
                 writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):

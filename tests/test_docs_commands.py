@@ -33,8 +33,10 @@ COMMAND_START = re.compile(r"^(?:[A-Z_]+=\S+\s+)*(python3?|pip|hf|vllm|litellm|n
 NOT_RUN = {
     "python3 -m venv .venv": "creates the reader's environment; the tests already run in one",
     "pip install -r requirements.txt": "installs packages; CI runs it before the tests (.ci/run)",
+    "pip install -r requirements-test.txt": "installs packages; CI runs it before the tests (.ci/run)",
     "pip install .": "tests/test_install.py installs the checkout into a throwaway venv and runs the commands",
     "python -m pytest -q tests": "the test suite itself",
+    "python -m scripts.demo": "tests/test_front_door.py runs it (into a temporary --output-dir) and checks its whole flow",
     "hf download": "needs the network (the official release on the hub)",
     "pip install -r ./InstTrans-Bench/requirements.txt": "needs the download above; installs packages",
     "pip install -r ./Sandglass-Bench/requirements.txt": "needs the download above; installs packages",

@@ -5,6 +5,7 @@ path that does not exist, a hub dataset with no network and no cached copy."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -235,11 +236,20 @@ def test_the_demo_runs_the_whole_flow_and_badges_the_stand_in_judge(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("DEMONSTRATION:") and done.stdout.rstrip().endswith("the numbers mean nothing")
+    steps = [line.split(".")[0] for line in done.stdout.split("\n") if re.match(r"\d+\. ", line)]
+    assert steps == ["1", "2", "3", "4", "5", "6"]  # each step numbered once, in order
     badge = "formal run (Judge: gpt-5.6-sol @ http://127.0.0.1:"
     assert done.stdout.count(badge) == 2 and "System: stand-in at http://127.0.0.1:" in done.stdout
+    judge_note = "— stand-in Judge: tests/judge_server.py, a stand-in Judge for tests and demonstrations"
+    model_note = "stand-in model: tests/model_server.py, a stand-in model for tests and demonstrations"
+    badges = [line for line in done.stdout.split("\n") if line.startswith(badge)]
+    assert len(badges) == 2 and all(judge_note in line and line.endswith("the numbers mean nothing") for line in badges)
+    assert [model_note in line for line in badges] == [False, True]  # the example predictions came from no model
     for run in ("example", "stand_in"):
         assert "- Run: formal (Judge: gpt-5.6-sol @ http://127.0.0.1:" in (tmp_path / "demo" / run / "report.md").read_text()
         assert badge in (tmp_path / "demo" / run / "report.html").read_text()
+        assert judge_note in (tmp_path / "demo" / run / "report.md").read_text()
+        assert judge_note in (tmp_path / "demo" / run / "report.html").read_text()
     compared = json.loads((tmp_path / "demo" / "compare.json").read_text(encoding="utf-8"))
     assert compared["metrics"]["hard_pass_rate"]["b"] == 1.0  # the stand-in answers with the references
     assert sorted(path.name for path in tmp_path.glob("demo/*")) == [

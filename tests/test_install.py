@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import tomllib
@@ -34,10 +35,27 @@ def test_every_package_under_eval_is_found():
     assert on_disk <= found
 
 
-def test_the_dependencies_are_requirements_txt_runtime_lines():
-    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").split("# Tests")[0].split("\n")
-    runtime = [re.sub(r"\s+#.*", "", line).strip() for line in lines if line.strip() and not line.startswith("#")]
-    assert sorted(runtime) == sorted(pyproject()["project"]["dependencies"])
+def requirement_lines(name: str) -> list[str]:
+    lines = (ROOT / name).read_text(encoding="utf-8").split("\n")
+    return [re.sub(r"\s+#.*", "", line).strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_the_dependencies_are_requirements_txt_and_the_test_extra_requirements_test_txt():
+    assert sorted(requirement_lines("requirements.txt")) == sorted(pyproject()["project"]["dependencies"])
+    test = requirement_lines("requirements-test.txt")
+    assert test[0] == "-r requirements.txt"  # the tests' file brings a run's dependencies with it
+    assert sorted(test[1:]) == sorted(pyproject()["project"]["optional-dependencies"]["test"])
+    runtime_names = {re.split(r"[<>=!~\[]", line)[0].lower() for line in requirement_lines("requirements.txt")}
+    assert not runtime_names & {"pytest", "playwright", "wheel", "setuptools"}  # a run installs no test tool
+
+
+def test_ci_makes_the_venv_the_readme_shows_and_installs_both_files():
+    readme, ci = (ROOT / "README.md").read_text(encoding="utf-8"), (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    venv_line = "python3 -m venv .venv"
+    assert venv_line in readme and venv_line in ci and ". .venv/bin/activate" in ci
+    assert "pip install -r requirements-test.txt" in readme and "-r requirements-test.txt" in ci
+    test_command = re.search(r"`(python -m pytest[^`]*)`", readme).group(1)
+    assert ci.rstrip().splitlines()[-1] == test_command
 
 
 def test_console_commands_point_at_callables():
@@ -50,15 +68,30 @@ def test_console_commands_point_at_callables():
         assert callable(getattr(importlib.import_module(module), name))
 
 
+def nested_venv(venv: Path) -> Path:
+    """A venv that sees the packages of the interpreter running the tests, and nothing of the checkout.
+
+    `venv --system-site-packages` would see the *base* interpreter's packages: run from a virtual
+    environment (as the README sets up) that base lacks the dependencies, setuptools and wheel. A
+    .pth file naming this interpreter's site directories works from a venv and from a system Python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    seen = [path for path in dict.fromkeys(site.getsitepackages() + [site.getusersitepackages()])
+            if Path(path).is_dir() and Path(path) != Path(own)]
+    (Path(own) / "outer-site-packages.pth").write_text("".join(f"{path}\n" for path in seen), encoding="utf-8")
+    return python
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """A venv (seeing the global packages) with `pip install .` of this checkout: offline, no deps."""
+    """A venv (seeing this interpreter's packages) with `pip install .` of this checkout: offline, no deps."""
     venv, source = tmp_path_factory.mktemp("venv"), tmp_path_factory.mktemp("source") / "checkout"
     # a copy, so the build's egg-info and build/ folders land there and not in the checkout
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "outputs", "build", "*.egg-info",
                                                                  "__pycache__", ".pytest_cache", ".venv"))
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
+    python = nested_venv(venv)
     built = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
                             "--no-build-isolation", "--no-index", str(source)], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]

@@ -262,7 +262,8 @@ def test_an_output_dir_that_is_a_file_is_one_clear_error(tmp_path, capsys):
     status = evaluate.run_cli(evaluate.main, ["--data", str(data), "--predictions", str(preds),
                                               "--output-dir", str(blocker), "--skip-judge", "--quiet"])
     err = capsys.readouterr().err
-    assert status == 2 and "error: cannot write or read" in err and "Traceback" not in err
+    assert status == 2 and f"error: --output-dir {blocker} is a file, not a directory" in err and "Traceback" not in err
+    assert blocker.read_text() == "not a directory"
 
 
 @pytest.mark.parametrize("prediction, wrapped", [
@@ -313,7 +314,7 @@ def test_a_missing_judge_setting_leaves_the_previous_results_alone(tmp_path, cap
     monkeypatch.delenv("JUDGE_API_BASE", raising=False)
     status = evaluate.run_cli(evaluate.main, ["--data", str(tmp_path / "data.jsonl"), "--predictions",
                                               str(tmp_path / "preds.jsonl"), "--output-dir", str(out), "--quiet"])
-    assert status == 2 and "JUDGE_API_BASE is not set" in capsys.readouterr().err
+    assert status == 2 and "JUDGE_API_BASE and JUDGE_API_KEY are not set" in capsys.readouterr().err
     assert (out / "summary.json").exists()  # nothing ran, so nothing of the earlier run is lost
 
 

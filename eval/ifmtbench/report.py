@@ -76,7 +76,10 @@ def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
     rows = [(name, headline_cell(summary[name])) for name in HEADLINE_NAMES]
     rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _rate(entry)) for cid, entry in summary["by_constraint"].items()]
-    return console_text(rows, summary, "rows")
+    fallback = summary["glossary_fallback"]
+    notes = [f"glossary is the rule alone: --skip-judge asked no Judge fallback ({fallback['skipped']} response(s) the "
+             "rule failed count as failures; a judged run asks the Judge about them)"] if summary.get("judge") is None else []
+    return console_text(rows, summary, "rows", notes)
 
 
 # ---------------------------------------------------------------------------------------------

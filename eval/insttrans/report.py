@@ -14,6 +14,8 @@ def report_markdown(summary: dict) -> str:
     for name in ("if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict"):
         if name in summary:
             lines.append(f"| {name} | {headline_cell(summary[name])} |")
+    if "hard_pass_rate_strict" in summary:
+        lines += ["", STRICT_NOTE[0].upper() + STRICT_NOTE[1:] + "."]
     lines += ["", "## By constraint", "", "| constraint | kind | n | pass rate / mean | strict pass rate |",
               "|---|---|---:|---:|---:|"]
     for cid, entry in summary["by_constraint"].items():
@@ -34,9 +36,15 @@ def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
     rows = [("if_score", headline_cell(summary["if_score"])), ("quality", headline_cell(summary["quality"])),
             ("hard_pass_rate", headline_cell(summary["hard_pass_rate"]))]
+    notes = []
     if "hard_pass_rate_strict" in summary:
         rows.append(("hard_pass_rate_strict", headline_cell(summary["hard_pass_rate_strict"])))
+        notes.append(STRICT_NOTE)
     rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", fmt(entry.get("pass_rate", entry.get("mean")))
               + (f"  strict {fmt(entry['pass_rate_strict'])}" if "pass_rate_strict" in entry else ""))
              for cid, entry in summary["by_constraint"].items()]
-    return console_text(rows, summary, "instances")
+    return console_text(rows, summary, "instances", notes)
+
+
+STRICT_NOTE = ("strict: the same predictions under the strict rule set (docs/strict-rules.md), shown beside the "
+               "original scorer's rates, never instead of them")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from eval.insttrans.report import STRICT_NOTE
 from eval.report_html import (PALETTE, bar_chart_svg, bootstrap_interval, cards, escape, number, page_head,
                               table)
 
@@ -40,6 +41,8 @@ def page_sections(summary: dict, scores: list[dict]) -> list[str]:
     parts = page_head(summary, "InstTrans-Bench evaluation report")
     parts.append(cards(summary, ("if_score", "quality", "hard_pass_rate")
                         + (("hard_pass_rate_strict",) if "hard_pass_rate_strict" in summary else ())))
+    if "hard_pass_rate_strict" in summary:
+        parts.append(f'<p class="muted">hard_pass_rate_strict: {escape(STRICT_NOTE.removeprefix("strict: "))}.</p>')
     parts.append("<h2>By constraint</h2>")
     parts.append(bar_chart_svg(_constraint_bars(summary, scores),
                                "Pass rate (hard) and mean Judge score (soft), 95% bootstrap intervals"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.report import console_footer, headline_cell, judge_lines, missing_notice, run_lines
+from eval.report import INTERVAL_LEGEND, console_footer, headline_cell, judge_lines, missing_line, run_lines
 
 TABLE_COLUMNS = ("n", "mean_abs_dev", "pm1", "dev_le_5", "dev_le_10", "dev_le_20", "syllable_reward", "quality",
                  "score", "slope", "q_gap_short", "q_gap_long")
@@ -37,10 +37,15 @@ def report_markdown(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+HEADLINES = ("score", "syllable_reward", "quality", "mean_abs_dev")
+
+
 def console_table(summary: dict) -> str:
-    out = [f"{'metric':<16}  {'overall':>8}  " + "  ".join(f"{lang:>8}" for lang in summary["by_language"])]
+    """The headline metrics with their intervals, the per-language table, the missing count, the footer."""
+    width = max(len(name) for name in HEADLINES)
+    out = [f"{name:<{width}}  {headline_cell(summary[name])}" for name in HEADLINES] + [INTERVAL_LEGEND, ""]
+    out.append(f"{'metric':<16}  {'overall':>8}  " + "  ".join(f"{lang:>8}" for lang in summary["by_language"]))
     for name in TABLE_COLUMNS[1:]:
         cells = [summary["overall"][name]] + [stats[name] for stats in summary["by_language"].values()]
         out.append(f"{name:<16}  " + "  ".join(f"{_cell(name, value):>8}" for value in cells))
-    notice = missing_notice(summary)
-    return "\n".join(out + ([notice] if notice else []) + console_footer(summary))
+    return "\n".join(out + [missing_line(summary, "items")] + console_footer(summary))
