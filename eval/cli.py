@@ -87,7 +87,8 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
 def evaluate_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(
         description="Score predictions of InstTrans-Bench, Sandglass-Bench or IFMTBench (recognised from the data). "
-                    "Writes scores.jsonl, summary.json, report.md, report.html and explorer.html to --output-dir, "
+                    "Writes scores.jsonl, summary.json, report.md, report.html and explorer.html (and with --oracle "
+                    "oracle_failures.jsonl) to --output-dir, "
                     "and the Judge cache judge_cache.sqlite beside them.")
     io = parser.add_argument_group("Predictions and outputs")
     io.add_argument("--predictions", type=Path, default=None,
