@@ -18,12 +18,12 @@ from eval.benchmarks import get_benchmark, other_benchmark_hint
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.counting import counting_with
 from eval.errors import ConfigError
-from eval.explorer import render_explorer_html
+from eval.explorer import write_explorer_html
 from eval.failures import failures, failures_markdown
 from eval.known_data import data_reasons, identify, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
-from eval.outputs import (json_text, jsonl_lines, remove_previous_results, result_paths, write_atomic,
+from eval.outputs import (json_text, jsonl_lines, jsonl_writer, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
@@ -229,12 +229,15 @@ def run_evaluation(config: RunConfig) -> int:
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons, release)
         failure_lists = failures(scores, summary, bench=bench)
+        # scores.jsonl and explorer.html are written into their temporaries piece by piece: a
+        # 100,000-row run never holds either text whole (docs/architecture.md, speed and memory).
         write_results(config.output_dir, {
-            "scores.jsonl": jsonl_lines(scores),
+            "scores.jsonl": jsonl_writer(scores),
             "report.md": (bench.report_markdown(summary) + protocol_markdown(summary.get("protocol"))
                           + "\n".join(failures_markdown(failure_lists)) + "\n"),
             "report.html": render_report_html(summary, scores, bench, failure_lists),
-            "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
+            "explorer.html": lambda write: write_explorer_html(write, bench, summary, rows, predictions, scores,
+                                                               config.output_dir),
             "summary.json": json_text(summary),
         })
     if not config.quiet:
