@@ -13,6 +13,7 @@ data as HTML.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import html
@@ -166,8 +167,7 @@ def write_explorer_html(write: Callable[[str], None], bench, summary: dict, rows
     title = f"{bench.title} explorer"
     header = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary)}
     names: dict[str, None] = {}
-    with _no_cyclic_gc(), tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass", newline="\n",
-                                                 dir=scratch_dir) as scratch:
+    with _no_cyclic_gc(), tempfile.TemporaryFile(dir=scratch_dir) as scratch:
         pieces: list[str] = []
         separator = ""
         for item in iter_explorer_items(bench, rows, predictions, scores,
@@ -175,16 +175,19 @@ def write_explorer_html(write: Callable[[str], None], bench, summary: dict, rows
             names.update(dict.fromkeys(item["n"]))
             pieces.append(embed_json(item))
             if len(pieces) == batch:
-                scratch.write(separator + ",".join(pieces))
+                scratch.write((separator + ",".join(pieces)).encode("utf-8", "surrogatepass"))
                 pieces, separator = [], ","
         if pieces:
-            scratch.write(separator + ",".join(pieces))
+            scratch.write((separator + ",".join(pieces)).encode("utf-8", "surrogatepass"))
         before, after = page_frame(title)
         head = embed_json({"numbers": list(names), **header})
         write("".join([before, head[:-1], ',"items":[']))
         scratch.seek(0)
+        # Bytes read and decoded here: a text-mode read keeps its own large decode buffers.
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
         while chunk := scratch.read(1 << 20):
-            write(chunk)
+            write(decoder.decode(chunk))
+        write(decoder.decode(b"", final=True))
         write("]}" + after)
 
 
