@@ -210,3 +210,39 @@ def test_the_pattern_is_mkstemps_for_every_result_file(tmp_path):
     assert all(outputs._RESULT_TEMPORARY.fullmatch(path.name) for path in made)
     assert remove_stale_temporaries(tmp_path) == sorted(path.name for path in made)
     assert explorer.page_frame("t")[0].endswith('id="explorer-data">')
+
+
+# ---------------------------------------------------------------------------------------------
+# The JSONL reader decodes line by line, and a UTF-8 error anywhere still comes first
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("first_fault, expected", [
+    (b'{"a": 1}\n{"a": \n', "3: not valid UTF-8"),            # a JSON error before the bad bytes
+    (b'\n{"a": 1}\n', "3: not valid UTF-8"),                   # a blank line before them
+    (b'{"a": 1, "a": 2}\n', "2: not valid UTF-8"),             # a repeated key before them
+    (b'{"a": "\\ud800"}\n', "2: not valid UTF-8"),             # a lone surrogate before them
+])
+def test_a_utf8_error_later_in_the_file_is_reported_before_an_earlier_lines_fault(tmp_path, first_fault, expected):
+    from eval.data import read_jsonl_objects
+    from eval.errors import DataError
+
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(first_fault + b'{"b": "\xff"}\n{"c": 1}\n')
+    with pytest.raises(DataError) as error:
+        read_jsonl_objects(path)
+    assert str(error.value).startswith(f"{path}:{expected}")
+
+
+@pytest.mark.parametrize("raw, lines", [
+    (b"", []), (b"\n", [""]), (b'{"a": 1}', ['{"a": 1}']), (b'{"a": 1}\n', ['{"a": 1}']),
+    (b'{"a": 1}\n\n', ['{"a": 1}', ""]), (b'1\n2\n3', ["1", "2", "3"]), (b"\n\n", ["", ""]),
+])
+def test_the_byte_lines_are_str_split_on_newline_less_the_terminator(raw, lines):
+    from eval.data import _byte_lines
+
+    expected = raw.decode().split("\n")
+    if expected and expected[-1] == "":
+        expected.pop()
+    got = [(number, segment.decode()) for number, _, segment in _byte_lines(raw)]
+    assert [segment for _, segment in got] == expected == lines
+    assert [number for number, _ in got] == list(range(1, len(lines) + 1))
