@@ -246,3 +246,21 @@ def test_the_byte_lines_are_str_split_on_newline_less_the_terminator(raw, lines)
     got = [(number, segment.decode()) for number, _, segment in _byte_lines(raw)]
     assert [segment for _, segment in got] == expected == lines
     assert [number for number, _ in got] == list(range(1, len(lines) + 1))
+
+
+@pytest.mark.parametrize("n, samples", [(60_001, 40), (60_001, 39), (250_001, 7), (3_001, 250)])
+def test_the_bootstrap_in_smaller_chunks_draws_what_one_call_draws(n, samples):
+    """Past 10,000 values the resamples are drawn a few at a time (memory); the interval is the one
+    a single draw of samples x n indices gives, odd sizes and an odd last chunk included."""
+    import numpy
+
+    from eval import stats
+
+    values = [((index * 7919) % 1000) / 999 for index in range(n)]
+    stats._shared_indices.clear()
+    rng = numpy.random.default_rng(stats.BOOTSTRAP_SEED)
+    indices = rng.integers(0, n, size=(samples, n))
+    means = numpy.asarray(values)[indices].mean(axis=1)
+    low, high = numpy.percentile(means, [2.5, 97.5])
+    assert stats.bootstrap_ci(values, samples=samples) == [round(float(low), 6), round(float(high), 6)]
+    assert len(list(stats._resample_index_chunks(n, samples, 1))) == -(-samples // max(2, min(100, 1_000_000 // n // 2 * 2)))
