@@ -44,9 +44,9 @@ def _resample_index_chunks(n: int, samples: int, seed: int):
     about a million indices whatever n; 100 x 100,000 drawn at once took 160 MB): the draws of
     `default_rng(seed)`, exactly as one call makes them (every chunk but the last draws an even
     count, so numpy's 32-bit draws, two per 64-bit word, split no word between chunks). The last
-    size's draws are kept when small enough, so metrics over the same instances (hard_pass_rate and its strict twin)
-    resample the same rows without drawing them again (drawing is most of a bootstrap's time);
-    the intervals are the same either way."""
+    size's draws are kept when small enough, so metrics over the same instances (hard_pass_rate
+    and its strict twin) resample the same rows without drawing them again (drawing is most of a
+    bootstrap's time); the intervals are the same either way."""
     key = (n, samples, seed)
     if key in _shared_indices:
         yield from _shared_indices[key]
