@@ -34,9 +34,9 @@ Validate = Callable[[list[tuple[str, object]]], tuple[list[dict], list[dict]]]
 def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[tuple[int, object]]:
     """(line number, parsed value) for each line of a UTF-8 JSONL file, split on `\\n` only.
 
-    A final empty line is the file's terminator; any other blank line, unparsable line, line that
-    repeats a key in one object, or string holding a lone surrogate (valid JSON, not valid
-    Unicode) is an error of type `kind` naming the file and line (SPEC §1, §6).
+    A final empty line is the file's terminator and blank lines at the end are ignored; any other
+    blank line, unparsable line, line that repeats a key in one object, or string holding a lone
+    surrogate (valid JSON, not valid Unicode) is an error of type `kind` naming the file and line (SPEC §1, §6).
     """
     try:
         raw = read_once(path)  # a pipe is read once; the digest of these bytes is the file's identity
@@ -44,34 +44,66 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
         raise kind(f"{path}: cannot read the file ({error.strerror})", "check the path") from None
     if raw.startswith(b"\xef\xbb\xbf"):
         raise kind(f"{path}: the file starts with a UTF-8 byte-order mark", "save it as UTF-8 without BOM")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise kind(f"{path}:{line}: not valid UTF-8", "save the file as UTF-8") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    while lines and not lines[-1].strip():  # blank lines at the end (an editor's extra newline) are no rows
-        lines.pop()
+    # Line by line, never the whole file as one text: a 134 MB file decoded whole and split took
+    # three copies of itself at once (issue 34). A UTF-8 error anywhere still comes first.
     parsed = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            raise kind(f"{path}:{number}: blank line", "remove blank lines; every line must be one JSON object")
+    blank: tuple[int, int] | None = None  # the first blank line since the last row: an error only if a row follows
+    for number, end, segment in _byte_lines(raw):
         try:
-            value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
-        except json.JSONDecodeError as error:
-            raise kind(f"{path}:{number}: not valid JSON ({error.msg} at column {error.colno})",
-                       "write one JSON object per line") from None
-        except RecursionError:
-            raise kind(f"{path}:{number}: the JSON is nested too deeply to read",
-                       "write one flat JSON object per line") from None
-        except RepeatedKey as repeated:
-            raise _repeated_key_error(kind, f"{path}:{number}", repeated) from None
-        if "\\u" in line:  # the only way a decoded string can hold a surrogate is a \\uD800-\\uDFFF escape
-            _refuse_lone_surrogate(kind, f"{path}:{number}", line, value)
+            line = segment.decode("utf-8")
+        except UnicodeDecodeError:
+            raise kind(f"{path}:{number}: not valid UTF-8", "save the file as UTF-8") from None
+        if not line.strip():
+            blank = blank or (number, end)  # blank lines at the end (an editor's extra newline) are no rows
+            continue
+        if blank is not None:
+            number, end = blank
+        try:
+            if blank is not None:
+                raise kind(f"{path}:{number}: blank line", "remove blank lines; every line must be one JSON object")
+            try:
+                value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
+            except json.JSONDecodeError as error:
+                raise kind(f"{path}:{number}: not valid JSON ({error.msg} at column {error.colno})",
+                           "write one JSON object per line") from None
+            except RecursionError:
+                raise kind(f"{path}:{number}: the JSON is nested too deeply to read",
+                           "write one flat JSON object per line") from None
+            except RepeatedKey as repeated:
+                raise _repeated_key_error(kind, f"{path}:{number}", repeated) from None
+            if "\\u" in line:  # the only way a decoded string can hold a surrogate is a \\uD800-\\uDFFF escape
+                _refuse_lone_surrogate(kind, f"{path}:{number}", line, value)
+        except kind:
+            later = _invalid_utf8_line(raw, end)
+            if later is not None:  # the whole file is checked as UTF-8 before any line is judged
+                raise kind(f"{path}:{later}: not valid UTF-8", "save the file as UTF-8") from None
+            raise
         parsed.append((number, value))
     return parsed
+
+
+def _byte_lines(raw: bytes):
+    """(line number, offset after the line, its bytes) of `raw` split on `\\n`, as `split("\\n")`
+    would give them with a final empty piece (the file's terminator) dropped."""
+    start, number = 0, 0
+    while True:
+        end = raw.find(b"\n", start)
+        number += 1
+        if end < 0:
+            if start < len(raw):
+                yield number, len(raw), raw[start:]
+            return
+        yield number, end, raw[start:end]
+        start = end + 1
+
+
+def _invalid_utf8_line(raw: bytes, offset: int) -> int | None:
+    """The line of the first byte from `offset` on that is not UTF-8, or None."""
+    try:
+        raw[offset:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        return raw[: offset + error.start].count(b"\n") + 1
+    return None
 
 
 def _repeated_key_error(kind: type, where: str, repeated: "RepeatedKey") -> Exception:

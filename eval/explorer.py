@@ -13,11 +13,14 @@ data as HTML.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import html
 import json
-from collections.abc import Iterable, Iterator
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from eval.explorer_assets import EXPLORER_CSS, EXPLORER_JS
 from eval.predictions import is_missing, wrapper_diagnostics
@@ -127,7 +130,13 @@ def page(title: str, payload: dict | str, prelude: str = "") -> str:
     """The whole HTML document around the embedded payload (a dict, or payload_json's text);
     `prelude` is escaped HTML (a chart) the script moves into the header."""
     data = payload if isinstance(payload, str) else embed_json(payload)
-    return "".join([
+    before, after = page_frame(title, prelude)
+    return "".join([before, data, after])
+
+
+def page_frame(title: str, prelude: str = "") -> tuple[str, str]:
+    """The document before and after the embedded payload (`page` puts the payload between)."""
+    before = "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -135,8 +144,8 @@ def page(title: str, payload: dict | str, prelude: str = "") -> str:
         f"<title>{html.escape(title)}</title><style>{EXPLORER_CSS}</style></head>\n<body>\n",
         "<noscript>This page needs JavaScript to show the instances; scores.jsonl holds them all.</noscript>\n",
         f"<div id=\"prelude\">{prelude}</div>\n" if prelude else "",
-        "<script type=\"application/json\" id=\"explorer-data\">", data, "</script>\n",
-        f"<script>{EXPLORER_JS}</script>\n</body></html>\n"])
+        "<script type=\"application/json\" id=\"explorer-data\">"])
+    return before, f"</script>\n<script>{EXPLORER_JS}</script>\n</body></html>\n"
 
 
 def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: dict, scores: list[dict]) -> str:
@@ -146,6 +155,40 @@ def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: di
                                     (summary.get("predictions") or {}).get("diagnostic_case_ids"))
         header = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary)}
         return page(f"{bench.title} explorer", payload_json(header, items))
+
+
+def write_explorer_html(write: Callable[[str], None], bench, summary: dict, rows: list[dict], predictions: dict,
+                        scores: list[dict], scratch_dir: Path, batch: int = 256) -> None:
+    """explorer.html of one run through `write`, the same bytes as `render_explorer_html`, without
+    ever holding the page: the instances go one batch at a time to an unnamed scratch file in
+    `scratch_dir` (the sortable numbers' names, which the header carries before them, are known only
+    after the last one), then the page is written around a copy of it. The scratch file has no name
+    (O_TMPFILE, or unlinked at once), so a killed run leaves nothing of it behind."""
+    title = f"{bench.title} explorer"
+    header = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary)}
+    names: dict[str, None] = {}
+    with _no_cyclic_gc(), tempfile.TemporaryFile(dir=scratch_dir) as scratch:
+        pieces: list[str] = []
+        separator = ""
+        for item in iter_explorer_items(bench, rows, predictions, scores,
+                                        (summary.get("predictions") or {}).get("diagnostic_case_ids")):
+            names.update(dict.fromkeys(item["n"]))
+            pieces.append(embed_json(item))
+            if len(pieces) == batch:
+                scratch.write((separator + ",".join(pieces)).encode("utf-8", "surrogatepass"))
+                pieces, separator = [], ","
+        if pieces:
+            scratch.write((separator + ",".join(pieces)).encode("utf-8", "surrogatepass"))
+        before, after = page_frame(title)
+        head = embed_json({"numbers": list(names), **header})
+        write("".join([before, head[:-1], ',"items":[']))
+        scratch.seek(0)
+        # Bytes read and decoded here: a text-mode read keeps its own large decode buffers.
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+        while chunk := scratch.read(1 << 20):
+            write(decoder.decode(chunk))
+        write(decoder.decode(b"", final=True))
+        write("]}" + after)
 
 
 @contextlib.contextmanager

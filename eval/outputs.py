@@ -14,6 +14,7 @@ import re
 import signal
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 # The files a run writes, in the order they are renamed into place: summary.json last, so its
@@ -22,18 +23,28 @@ RESULT_FILES = ("scores.jsonl", "report.md", "report.html", "explorer.html", "or
                 "summary.json")
 # Signals that stop a run (SPEC §11); held back while the result files are renamed into place.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# A result file's text, or a function that writes it piece by piece through the `write` it is given
+# (a page of 100,000 instances is never held whole: it goes to its temporary file as it is made).
+Writer = Callable[[Callable[[str], None]], None]
+# The temporaries of result files (`_temporary_copy`: mkstemp's prefix, its 8 random characters, the
+# suffix); a run killed before its renames leaves them behind, and the next run removes them.
+_RESULT_TEMPORARY = re.compile(r"\.(?:" + "|".join(re.escape(name) for name in RESULT_FILES) + r")\.[a-z0-9_]{8}\.tmp")
 # Set by the scripts' edge (eval/exits.py): once the results are in place the run is done, so the
 # stop signals are ignored from then on (a late one would otherwise say "no result was written").
 SETTLE_AFTER_RESULTS = False
 
 
-def _temporary_copy(path: Path, text: str) -> Path:
-    """`text` in a new file beside `path`, readable by others like any result."""
+def _temporary_copy(path: Path, text: str | Writer) -> Path:
+    """`text` (or what the writer writes, lone surrogates escaped) in a new file beside `path`,
+    readable by others like any result."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+            if isinstance(text, str):
+                stream.write(text)
+            else:
+                text(lambda piece: stream.write(_escape_surrogates(piece)))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes the file private; results are meant to be shared
@@ -60,9 +71,29 @@ def result_paths(output_dir: Path) -> list[Path]:
 def remove_previous_results(output_dir: Path) -> None:
     """Delete the result files of an earlier run (only those: the Judge cache and anything else
     in the directory stay), so that nothing of it can pass for this run's result. summary.json
-    goes first: if it cannot be removed, the earlier result is left whole."""
+    goes first: if it cannot be removed, the earlier result is left whole. Then the temporaries
+    a killed run left (see `remove_stale_temporaries`)."""
     for path in reversed(result_paths(output_dir)):
         path.unlink(missing_ok=True)
+    remove_stale_temporaries(output_dir)
+
+
+def remove_stale_temporaries(output_dir: Path) -> list[str]:
+    """Delete the result temporaries (`.explorer.html.k3x9_q2a.tmp`, ...) of runs killed before
+    their renames; returns their names. Only plain files with exactly that name pattern go: a
+    symlink, a folder or any other file stays. Call it only while holding the directory's lock
+    (eval/locking.py): then no live run is writing any of them."""
+    removed = []
+    try:
+        entries = list(os.scandir(output_dir))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if _RESULT_TEMPORARY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    return sorted(removed)
 
 
 @contextlib.contextmanager
@@ -84,8 +115,9 @@ def _stop_signals_held():
             signal.signal(signum, signal.SIG_IGN if placed and SETTLE_AFTER_RESULTS else handler)
 
 
-def write_results(output_dir: Path, texts: dict[str, str]) -> None:
-    """Write the result files named in `texts` all or nothing, summary.json last."""
+def write_results(output_dir: Path, texts: dict[str, str | Writer]) -> None:
+    """Write the result files named in `texts` all or nothing, summary.json last. A value is the
+    file's text or a `Writer`, called (in file order) to write it into its temporary."""
     names = [name for name in RESULT_FILES if name in texts]
     unknown = set(texts) - set(names)
     if unknown:
@@ -96,7 +128,9 @@ def write_results(output_dir: Path, texts: dict[str, str]) -> None:
         for name in names:
             # A lone surrogate (a model's JSON key "\ud800", shown in a report) cannot be UTF-8:
             # it is written as its escape `\ud800` (JSON texts arrive escaped already).
-            temporaries[name] = _temporary_copy(output_dir / name, _escape_surrogates(texts[name]))
+            text = texts[name]
+            temporaries[name] = _temporary_copy(output_dir / name,
+                                                _escape_surrogates(text) if isinstance(text, str) else text)
         with _stop_signals_held():  # a signal between two renames must not leave half a result
             for name in names:
                 os.replace(temporaries[name], output_dir / name)
@@ -138,6 +172,15 @@ def jsonl_lines(values) -> str:
     if _NEEDS_ESCAPE.search(text) is None:
         return text
     return _NEEDS_ESCAPE.sub(_unicode_escape, text)
+
+
+def jsonl_writer(values: list, batch: int = 1024) -> Writer:
+    """A `Writer` of `jsonl_lines(values)`, a batch of lines at a time: the same bytes, never the
+    whole text at once."""
+    def write_lines(write: Callable[[str], None]) -> None:
+        for start in range(0, len(values), batch):
+            write(jsonl_lines(values[start:start + batch]))
+    return write_lines
 
 
 def _unicode_escape(match: re.Match) -> str:

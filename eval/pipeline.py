@@ -18,12 +18,12 @@ from eval.benchmarks import get_benchmark, other_benchmark_hint, other_benchmark
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.counting import counting_with
 from eval.errors import ConfigError
-from eval.explorer import render_explorer_html
+from eval.explorer import write_explorer_html
 from eval.failures import failures, failures_markdown
 from eval.known_data import BY_SHA256, data_reasons, identify, release_by_files, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
-from eval.outputs import (json_text, jsonl_lines, remove_previous_results, result_paths, write_atomic,
+from eval.outputs import (json_text, jsonl_lines, jsonl_writer, remove_previous_results, result_paths, write_atomic,
                           write_results)
 from eval.predictions import load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
@@ -343,13 +343,16 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             extra_files[ORACLE_FILE] = jsonl_lines(oracle_list)
         failure_lists = failures(scores, summary, bench=bench)
         sections = run_sections(summary, bench, oracle_list)  # SPEC §16: subset, oracle, published tables
+        # scores.jsonl and explorer.html are written into their temporaries piece by piece: a
+        # 100,000-row run never holds either text whole (docs/architecture.md, speed and memory).
         write_results(config.output_dir, {
-            "scores.jsonl": jsonl_lines(scores),
+            "scores.jsonl": jsonl_writer(scores),
             "report.md": (bench.report_markdown(summary) + sections[0] + protocol_markdown(summary.get("protocol"))
                           + sections[1] + sections[2] + calibration_markdown(summary["judge"])
                           + "\n".join(failures_markdown(failure_lists)) + "\n"),
             "report.html": render_report_html(summary, scores, bench, failure_lists, sections_html(summary, bench)),
-            "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
+            "explorer.html": lambda write: write_explorer_html(write, bench, summary, rows, predictions, scores,
+                                                               config.output_dir),
             **extra_files,
             "summary.json": json_text(summary),
         })

@@ -1,7 +1,7 @@
 """Wall time and peak memory of a `--skip-judge` run over a 3,000-row file.
 
     python -m scripts.bench_evaluate [--rows 3000 [30000 ...]] [--repeat 3] [--rule-set original|strict]
-                                     [--against OTHER_CHECKOUT] [--floor]
+                                     [--against OTHER_CHECKOUT] [--floor] [--peak]
 
 Wall time and CPU time are both printed: on a shared machine the CPU time is the steadier number.
 A first, untimed run writes what later runs reuse (bytecode, the CMU syllable table in the user
@@ -10,6 +10,8 @@ The file is the bundled rows repeated with fresh case_ids, scored against the bu
 predictions under the same fresh ids; evaluate.py runs as a child process, as a user runs it.
 `--floor` first prints what every run costs before its first row: the bare interpreter, and the
 interpreter with the modules an offline run imports (the harness, numpy, markdown-it).
+`--peak` prints each checkout's peak RSS per size: the largest of its timed runs, each child's own
+(`os.wait4`), where "peak RSS so far" is the largest of every child the script has run.
 """
 
 from __future__ import annotations
@@ -54,12 +56,20 @@ def build_files(directory: Path, n_rows: int, prefix: str = "bench", distinct: b
 
 def timed_run(command: list[str], env: dict) -> tuple[float, float]:
     """(wall time, CPU time) of one child run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, cpu, _ = measured_run(command, env)
+    return wall, cpu
+
+
+def measured_run(command: list[str], env: dict) -> tuple[float, float, float]:
+    """(wall time, CPU time, peak RSS in MB) of one child run, the child's own (`os.wait4`)."""
     start = time.perf_counter()
-    subprocess.run(command, check=True, env=env)
+    child = subprocess.Popen(command, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, command)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def median(values: list[float]) -> float:
@@ -96,6 +106,9 @@ def main() -> int:
                         help="keep PYTHONDONTWRITEBYTECODE for the child: every run compiles the harness")
     parser.add_argument("--floor", action="store_true",
                         help="first print the CPU time of the bare interpreter and of the run's imports")
+    parser.add_argument("--peak", action="store_true",
+                        help="print each checkout's peak RSS per size (the largest of its timed runs, each "
+                             "child measured alone)")
     args = parser.parse_args()
     env = dict(os.environ)
     if not args.no_bytecode:
@@ -112,9 +125,12 @@ def main() -> int:
                                "--rule-set", args.rule_set] for name, repo in checkouts.items()}
             first = {name: timed_run(command, env)[0] for name, command in commands.items()}  # bytecode, CMU cache
             runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+            peaks: dict[str, list[float]] = {name: [] for name in commands}
             for _ in range(args.repeat):  # interleaved, so that a change in the machine's load hits both
                 for name, command in commands.items():
-                    runs[name].append(timed_run(command, env))
+                    wall, cpu, peak = measured_run(command, env)
+                    runs[name].append((wall, cpu))
+                    peaks[name].append(peak)
             peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
             medians = {}
             for name in commands:
@@ -125,6 +141,11 @@ def main() -> int:
                       f"median {medians[name]:.2f} s ({1000 * medians[name] / rows:.3f} ms per row; steadier than "
                       f"wall time on a shared machine); peak RSS so far {peak_mb:.0f} MB; first, untimed run "
                       f"{first[name]:.2f} s; bytecode {'off' if args.no_bytecode else 'cached'}", flush=True)
+            if args.peak:
+                for name in commands:
+                    print(f"{name}: rows: {rows}; peak RSS {max(peaks[name]):.0f} MB (largest of {args.repeat} "
+                          f"runs, each child's own); wall time median {median([w for w, _ in runs[name]]):.2f} s",
+                          flush=True)
             if args.against:
                 print(f"rows: {rows}; CPU median this / against: {medians['this'] / medians['against']:.2f}", flush=True)
     return 0
