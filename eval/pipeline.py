@@ -20,6 +20,8 @@ from eval.counting import counting_with
 from eval.errors import ConfigError
 from eval.explorer import render_explorer_html
 from eval.failures import failures, failures_markdown
+from eval.judge_health import console_lines as judge_health_lines
+from eval.judge_health import health_html, health_markdown, judge_health
 from eval.known_data import data_reasons, identify, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
@@ -261,6 +263,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             verdicts, judge_block = judge_client.run_judge_prompts(
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings))
+        if judge_block is not None:  # read off the verdicts and replies; never changes one (eval/judge_health.py)
+            judge_block["health"] = judge_health(verdicts, getattr(verdicts, "replies", None), len(rows))
         with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:
@@ -277,9 +281,11 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         sections = run_sections(summary, bench, oracle_list)  # SPEC §16: subset, oracle, published tables
         write_results(config.output_dir, {
             "scores.jsonl": jsonl_lines(scores),
-            "report.md": (bench.report_markdown(summary) + sections[0] + protocol_markdown(summary.get("protocol"))
+            "report.md": (bench.report_markdown(summary) + health_markdown(summary) + sections[0] + protocol_markdown(summary.get("protocol"))
                           + sections[1] + sections[2] + "\n".join(failures_markdown(failure_lists)) + "\n"),
-            "report.html": render_report_html(summary, scores, bench, failure_lists, sections_html(summary, bench)),
+            "report.html": render_report_html(summary, scores, bench, failure_lists,
+                                              (*sections_html(summary, bench),
+                                               *filter(None, (health_html(summary),)))),
             "explorer.html": render_explorer_html(bench, summary, rows, predictions, scores),
             **extra_files,
             "summary.json": json_text(summary),
@@ -288,6 +294,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         print(bench.console_table(summary))
         if run_self_judging(summary):
             print(f"warning: {run_self_judging(summary)}")
+        for line in judge_health_lines(summary):
+            print(line)
         if release is not None:
             counter = summary["protocol"]["syllable_counter"] or "none"
             print(f"protocol: release ({release.root}); syllable counter: {counter}; "

@@ -13,7 +13,9 @@ stand-in can sit behind a gateway such as LiteLLM. Fault modes for the provider 
 available" 429), `param_500_handler` (llama-cpp-python's 500 for a body field it rejects),
 `invalid_handler` (the same invalid verdict every time; valid on the repair turn, or never),
 `JudgeServer(die_after=N)` (stops listening and drops every connection after N requests),
-`key_echo_handler` (quotes the Authorization header back in a 401).
+`key_echo_handler` (quotes the Authorization header back in a 401). `varied_handler` is a healthy
+Judge for the Judge-health tests: valid verdicts spread over the scale by a hash of the prompt;
+`constant_handler(text)` is a degenerate one (the same reply to every prompt).
 
 In tests: `with JudgeServer(handler) as server: ... server.base_url ...`.
 As a process (benchmark): `python tests/judge_server.py --latency 0.1 [--fault F]` prints `port N`,
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import itertools
 import re
@@ -168,6 +171,40 @@ def default_handler(request: Recorded) -> Reply:
     body = request.body
     return text_reply(request.path, verdict_text(request.prompt), model=str(body.get("model", "")),
                       prompt=request.prompt)
+
+
+def _pick(prompt: str, salt: str, choices: tuple) -> object:
+    """A choice that depends only on the prompt (and `salt`): the same prompt, the same verdict."""
+    digest = hashlib.sha256(f"{salt}\0{prompt}".encode()).digest()
+    return choices[int.from_bytes(digest[:4], "big") % len(choices)]
+
+
+def varied_text(prompt: str) -> str:
+    """A valid verdict for `prompt` as a healthy Judge might spread them: quality and soft scores
+    1 for half the prompts, 0.5 for a third, 0 for a sixth; IFMTBench's rubric 0-5 or null and its
+    glossary 0 or 1, each chosen by a hash of the prompt."""
+    scale = (1, 1, 1, 0.5, 0.5, 0)
+    if '{"glossary": G}' in prompt:
+        return json.dumps({"glossary": _pick(prompt, "g", (0, 1, 1))})
+    if '{"scores": {"style": S, "background": S}}' in prompt:
+        return json.dumps({"scores": {"style": _pick(prompt, "style", (2, 3, 4, 4, 5, 5)),
+                                      "background": _pick(prompt, "background", (None, None, 1, 3, 4, 5))}})
+    ids = soft_ids_of(prompt)
+    if ids:
+        return json.dumps({"scores": {cid: _pick(prompt, cid, scale) for cid in ids}})
+    return json.dumps({"quality": _pick(prompt, "q", scale)})
+
+
+def varied_handler(request: Recorded) -> Reply:
+    return text_reply(request.path, varied_text(request.prompt), model=str(request.body.get("model", "")),
+                      prompt=request.prompt)
+
+
+def constant_handler(text: str) -> Handler:
+    """A degenerate Judge: `text` for every prompt, whatever it asks."""
+    def handler(request: Recorded) -> Reply:
+        return text_reply(request.path, text, model=str(request.body.get("model", "")), prompt=request.prompt)
+    return handler
 
 
 # ---------------------------------------------------------------------------------------------
