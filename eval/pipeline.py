@@ -27,7 +27,7 @@ from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_lines, remove_previous_results, result_paths, write_atomic,
                           write_results)
-from eval.predictions import load_predictions, predictions_block
+from eval.predictions import cut_case_ids, load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
 from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice, protocol_block,
                                    protocol_markdown, release_dir)
@@ -191,9 +191,10 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                  "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score["status"] == "missing" for score in scores),
-                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row),
-                                           bench.diagnostics_target(row))
-                                          for row in rows], [row["case_id"] for row in rows]),
+                                         ((predictions.get(row["case_id"]), bench.diagnostics_source(row),
+                                           bench.diagnostics_target(row), prompt_text(bench, row))
+                                          for row in rows), [row["case_id"] for row in rows],
+                                         cut_case_ids(config.predictions)),
         **bench.settings(config),
         **({} if release is None else {"protocol": protocol_block(release)}),
         "judge": judge_block,
@@ -209,6 +210,13 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     if bench.companion_metrics is not None:
         bench.companion_metrics(summary, rows, predictions, scores, config)
     return summary
+
+
+def prompt_text(bench: Benchmark, row: dict) -> str:
+    """Everything the model saw for a row, one message after another (for the `echoes_prompt`
+    diagnostic)."""
+    return "\n".join(str(message.get("content") or "") for message in bench.model_input(row)["messages"]
+                     if isinstance(message, dict))
 
 
 def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[dict]) -> None:
