@@ -199,21 +199,36 @@ def normalise(text: str) -> str:
 
 def echoed_prompt_lines(prediction: str, prompt_text: str, source_text: str = "", limit: int = 20) -> list[str]:
     """The prompt's instruction lines (not the source's own lines) that stand, normalised, as whole
-    words in the normalised prediction; at most `limit`. Linear: one substring search per line."""
+    words in the normalised prediction; at most `limit`. A line's list marker ("1.", "-") is left
+    out; a label of one or two words without a separator inside ("[Source text]", "Rules:") is too
+    common to count. Linear: one substring search per line."""
     if not prompt_text:
         return []
     text = f" {normalise(prediction)} "
     source = f" {normalise(source_text)} "
     found: list[str] = []
-    for line in dict.fromkeys(normalise(line) for line in prompt_text.splitlines()):
-        if (len(line.replace(" ", "")) < ECHO_LINE_MIN or (" " not in line and line.isascii())
-                or f" {line} " in source):
+    lines = dict.fromkeys(_LIST_MARKER.sub("", line) for line in prompt_text.splitlines())
+    for raw in lines:
+        line = normalise(raw)
+        if len(line.replace(" ", "")) < ECHO_LINE_MIN or f" {line} " in source or _is_label(raw, line):
             continue
         if f" {line} " in text:
             found.append(line)
             if len(found) >= limit:
                 break
     return found
+
+
+_LIST_MARKER = re.compile(r"^\s*(?:\d{1,3}[.)、．]|[-*•])\s+|^\s*\d{1,3}[、．]")
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+_INNER_SEPARATOR = re.compile(r"[^\w\s]")
+_UNSPACED = re.compile("[" + "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af" + "]")
+
+
+def _is_label(raw: str, line: str) -> bool:
+    """One or two words with nothing between them but a space, in a script that spaces its words."""
+    return (line.count(" ") < 2 and not _INNER_SEPARATOR.search(_EDGES.sub("", raw.strip()))
+            and not _UNSPACED.search(line))
 
 
 # How answers that are no translation open (docs/predict.md#output-diagnostics), casefolded. A
@@ -247,14 +262,19 @@ OPENING_CHARS = 80
 _LEAD = re.compile(r"[\s*_#>\"'“”‘’「」『』]*")
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+
+
 def opens_with_refusal_or_preamble(text: str) -> bool:
     """Whether `text` opens (spaces and emphasis marks skipped) with one of PREAMBLES, or its first
-    OPENING_CHARS characters hold a REFUSAL_WORDS word and a REFUSAL_OBJECTS word."""
+    sentence (within OPENING_CHARS characters) holds a REFUSAL_WORDS word and a REFUSAL_OBJECTS word."""
     opening = text[_LEAD.match(text[:OPENING_CHARS * 2]).end():][:OPENING_CHARS].casefold().replace("’", "'")
     if opening.startswith(PREAMBLES):
         return True
-    return (any(word in opening for words in REFUSAL_WORDS for word in words)
-            and any(word in opening for word in REFUSAL_OBJECTS))
+    end = _SENTENCE_END.search(opening)
+    sentence = opening[:end.start()] if end else opening
+    return (any(word in sentence for words in REFUSAL_WORDS for word in words)
+            and any(word in sentence for word in REFUSAL_OBJECTS))
 
 
 # The script each target language is written in, for `wrong_target_script`: codes outside the table

@@ -15,7 +15,9 @@ available" 429), `param_500_handler` (llama-cpp-python's 500 for a body field it
 `JudgeServer(die_after=N)` (stops listening and drops every connection after N requests),
 `key_echo_handler` (quotes the Authorization header back in a 401). `varied_handler` is a healthy
 Judge for the Judge-health tests: valid verdicts spread over the scale by a hash of the prompt;
-`constant_handler(text)` is a degenerate one (the same reply to every prompt).
+`constant_handler(text)` is a degenerate one (the same reply to every prompt). `GET /models`
+answers 404 unless a test sets `server.models` (a list of names, or a body); those requests are
+recorded in `probes`, not `requests`.
 
 In tests: `with JudgeServer(handler) as server: ... server.base_url ...`.
 As a process (benchmark): `python tests/judge_server.py --latency 0.1 [--fault F]` prints `port N`,
@@ -326,6 +328,8 @@ class RateLimit:
 class JudgeServer:
     """A background-thread asyncio HTTP server; `requests` lists what it received."""
 
+    intercept_models = True  # GET /models answered from `models` (a subclass may pass it to its handler)
+
     def __init__(self, handler: Handler = default_handler, latency: float = 0.0, die_after: int | None = None):
         self.handler = handler
         self.latency = latency
@@ -333,6 +337,8 @@ class JudgeServer:
         self.dead = False
         self.died_at: float | None = None
         self.requests: list[Recorded] = []
+        self.models: list[str] | dict | str | None = None  # GET /models: None answers 404 (no list)
+        self.probes: list[Recorded] = []  # the GET /models requests (not in `requests`)
         self.in_flight = 0
         self.max_in_flight = 0
         self.port = 0
@@ -365,7 +371,13 @@ class JudgeServer:
                     headers[name.strip().lower()] = value.strip()
                 raw = await reader.readexactly(int(headers.get("content-length", "0")))
                 request = Recorded(method, path, headers, raw, time.monotonic())
-                if method == "GET" and path.endswith("/stats"):
+                if method == "GET" and path.endswith("/models") and self.intercept_models:  # the model list
+                    self.probes.append(request)
+                    reply = (Reply(404, {"error": {"message": "not found"}}) if self.models is None
+                             else Reply(body=self.models if isinstance(self.models, (dict, str))
+                                        else {"object": "list", "data": [{"id": name, "object": "model",
+                                                                          "owned_by": "me"} for name in self.models]}))
+                elif method == "GET" and path.endswith("/stats"):
                     reply = Reply(body={"requests": len(self.judge_requests()),
                                         "rate_limited": getattr(self.handler, "rejected", 0),
                                         "max_in_flight": self.max_in_flight, "cpu_s": time.process_time()})

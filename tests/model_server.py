@@ -71,6 +71,8 @@ def reference_rows(path: Path) -> list[dict]:
 class ModelServer(JudgeServer):
     """The stand-in model; `posts()` lists the generation requests it received, in order."""
 
+    intercept_models = False  # its handler answers GET /models as the engine would
+
     def __init__(self, rows: list[dict] = (), *, mode: str = "reference", modes: dict[str, str] | None = None,
                  latency: float = 0.0, die_after: int | None = None, model_id: str | None = None,
                  engine: str = ENGINE, gateway: bool = False):
