@@ -431,7 +431,10 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
              "check JUDGE_API_KEY and, behind a gateway, the gateway's own upstream key",
         403: "the key was rejected by JUDGE_API_BASE's host, or by the provider behind it; "
              "check JUDGE_API_KEY and that it may use this model",
-        404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model",
+        404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model"
+             + (f"; the name {settings.model!r} sends the request to {session.url.split('?')[0]} (a gpt-5, gpt-6, "
+                "o1, o3 or o4 name goes to /responses), which a chat-only server lacks: pass --judge-model with "
+                "the served name" if session.kind == RESPONSES and session.shape is None else ""),
     }
     return ConfigError(f"the Judge endpoint {host} answered HTTP {status}: {message} (asked for {where})",
                        hint=hints[status])

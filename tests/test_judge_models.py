@@ -124,3 +124,22 @@ def test_every_prompt_kinds_schema_is_in_the_portable_subset(name, source):
     if name == "ifmtbench":
         style = kinds["ifmt_rubric"]["properties"]["scores"]["properties"]["style"]
         assert style == {"anyOf": [{"type": "integer", "enum": [0, 1, 2, 3, 4, 5]}, {"type": "null"}]}
+
+
+def test_a_404_from_a_chat_only_server_says_the_name_routed_the_request_to_responses(tmp_path, monkeypatch, capfd):
+    """InstTrans's default Judge (gpt-5.6-sol) goes to /responses; a llama.cpp server answers 404 there."""
+    from judge_server import Reply, default_handler
+
+    def chat_only(request):
+        return Reply(404, {"error": {"message": "Not Found"}}) if request.path.endswith("/responses") else \
+            default_handler(request)
+
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-models-test")
+    with JudgeServer(chat_only) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        status = run_cli(evaluate.main, ["--predictions", str(ROOT / "data/example_predictions.jsonl"), "--limit", "2",
+                                         "--output-dir", str(tmp_path / "out"), "--quiet"])
+    err = capfd.readouterr().err
+    assert status == 2 and "HTTP 404" in err
+    assert "the name 'gpt-5.6-sol' sends the request to" in err and "/v1/responses" in err
+    assert "goes to /responses" in err and "--judge-model" in err
