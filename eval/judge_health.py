@@ -44,11 +44,26 @@ def _fields(verdict: dict) -> dict[str, list[object]]:
     return fields
 
 
-def judge_health(verdicts: dict, replies: dict | None, rows: int) -> dict:
+# Full marks for answers that are no translation: of at least UNTRANSLATED_MIN judged answers that
+# the output diagnostics flag as untranslated (UNTRANSLATED_DIAGNOSTICS), UNTRANSLATED_SHARE or
+# more got the field's highest label of the run.
+UNTRANSLATED_DIAGNOSTICS = ("source_script", "echoes_source", "wrong_target_script")
+UNTRANSLATED_MIN = 3
+UNTRANSLATED_SHARE = 0.5
+
+
+def untranslated_ids(summary: dict) -> set[str]:
+    """The case_ids the summary's output diagnostics flag as not translated."""
+    named = (summary.get("predictions") or {}).get("diagnostic_case_ids") or {}
+    return {case_id for name in UNTRANSLATED_DIAGNOSTICS for case_id in named.get(name) or ()}
+
+
+def judge_health(verdicts: dict, replies: dict | None, rows: int, untranslated: set[str] = frozenset()) -> dict:
     """The `judge.health` block: per prompt kind the prompts asked (and their share of the `rows`
     scored: a fallback's share), repaired replies, each field's label counts and null share, the
-    most repeated reply text's count; and `warnings`, one line each. Deterministic: kinds and
-    labels in sorted order, ties to the smaller label."""
+    most repeated reply text's count, and the labels given to `untranslated` answers; and
+    `warnings`, one line each. Deterministic: kinds and labels in sorted order, ties to the
+    smaller label."""
     replies = replies or {}
     kinds: dict[str, dict] = {}
     for (case_id, name), verdict in sorted(verdicts.items(), key=lambda item: (str(item[0][1]), str(item[0][0]))):
@@ -66,10 +81,14 @@ def judge_health(verdicts: dict, replies: dict | None, rows: int) -> dict:
         for field_name, values in fields.items():
             counts = kind["fields"].setdefault(field_name, Counter())
             counts.update(label(value) for value in values)
+            if case_id in untranslated:
+                kind.setdefault("_untranslated", {}).setdefault(field_name, Counter()).update(
+                    label(value) for value in values)
     block: dict = {"kinds": {}, "warnings": []}
     for name, kind in sorted(kinds.items()):
         texts: Counter = kind.pop("_texts")
         one_field = kind.pop("_one_field")
+        flagged: dict[str, Counter] = kind.pop("_untranslated", {})
         top_reply = max(texts.values(), default=0)
         entry = {"prompts": kind["prompts"], "share_of_rows": round(kind["prompts"] / rows, 4) if rows else 0.0,
                  "repaired": kind["repaired"], "replies": sum(texts.values()), "distinct_replies": len(texts),
@@ -83,6 +102,16 @@ def judge_health(verdicts: dict, replies: dict | None, rows: int) -> dict:
                 labels["other"] = sum(count for _, count in ordered[TOP_LABELS:])
             entry["fields"][field_name] = {"n": total, "labels": labels,
                                            "null_share": round(nulls / total, 4) if total else 0.0}
+            if field_name in flagged:
+                given = flagged[field_name]
+                entry["fields"][field_name]["untranslated"] = dict(sorted(given.items(), key=lambda item: (-item[1], item[0])))
+                top = _highest(counts)
+                n_flagged = sum(count for value, count in given.items() if value != "null")
+                if top is not None and n_flagged >= UNTRANSLATED_MIN and given.get(top, 0) >= UNTRANSLATED_SHARE * n_flagged:
+                    block["warnings"].append(
+                        f"the Judge gave {field_name} = {top} (the run's highest) to {given[top]} of {n_flagged} {name} "
+                        f"answers that are not translated (source copied or another script; threshold "
+                        f"{UNTRANSLATED_SHARE:.0%} of at least {UNTRANSLATED_MIN})")
             labelled = [(value, count) for value, count in ordered if value != "null"]
             n_labelled = total - nulls
             if labelled and n_labelled >= LABEL_MIN_ITEMS and labelled[0][1] >= LABEL_SHARE * n_labelled:
@@ -96,6 +125,18 @@ def judge_health(verdicts: dict, replies: dict | None, rows: int) -> dict:
                 f"(threshold {REPLY_SHARE:.0%} of at least {REPLY_MIN_PROMPTS})")
         block["kinds"][name] = entry
     return block
+
+
+def _highest(counts: Counter) -> str | None:
+    """The highest numeric label among `counts` (None when no label is a number)."""
+    numbers = []
+    for value in counts:
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        numbers.append((number, value))
+    return max(numbers)[1] if numbers else None
 
 
 WARNING_PREFIX = "warning: Judge looks degenerate: "

@@ -21,7 +21,7 @@ from eval.errors import ConfigError
 from eval.explorer import render_explorer_html
 from eval.failures import failures, failures_markdown
 from eval.judge_health import console_lines as judge_health_lines
-from eval.judge_health import health_html, health_markdown, judge_health
+from eval.judge_health import health_html, health_markdown, judge_health, untranslated_ids
 from eval.known_data import data_reasons, identify, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
@@ -271,14 +271,15 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             verdicts, judge_block = judge_client.run_judge_prompts(
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings))
-        if judge_block is not None:  # read off the verdicts and replies; never changes one (eval/judge_health.py)
-            judge_block["health"] = judge_health(verdicts, getattr(verdicts, "replies", None), len(rows))
         with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:
             log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons, release, subset)
+        if summary["judge"] is not None:  # read off the verdicts and replies; never changes one (eval/judge_health.py)
+            summary["judge"]["health"] = judge_health(verdicts, getattr(verdicts, "replies", None), len(rows),
+                                                      untranslated_ids(summary))
         extra_files, oracle_list = {}, None
         if config.oracle:
             oracle_list = oracle_failures(scores)

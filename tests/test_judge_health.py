@@ -179,3 +179,52 @@ def test_the_documented_chance_of_a_false_label_warning():
     chance = 3 * sum(comb(20, k) * (1 / 3) ** k * (2 / 3) ** (20 - k) for k in range(18, 21))
     assert 0.5e-6 < chance < 2e-6
     assert "about 1 in a\nmillion" in (ROOT / "docs/judge.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("given, warns", [
+    ([1, 1, 0], True),            # 2 of 3 untranslated answers got the run's highest label
+    ([1, 0, 0], False),           # 1 of 3
+    ([1, 1], False),              # too few to tell
+    ([0.5, 0.5, 0.5], False),     # not the highest label of the run
+])
+def test_full_marks_for_untranslated_answers_warn(given, warns):
+    values = [1, 0.5, 0] * 3 + given
+    verdicts, replies = _verdicts(values)
+    flagged = {f"c{i}" for i in range(9, len(values))}
+    health = judge_health(verdicts, replies, rows=len(values), untranslated=flagged)
+    lines = [line for line in health["warnings"] if "not translated" in line]
+    assert bool(lines) is warns, health
+    assert sum(health["kinds"]["quality"]["fields"]["quality"]["untranslated"].values()) == len(given)
+
+
+def _discerning(request: Recorded) -> Reply:
+    """A Judge that gives 0 to a candidate still in Chinese, and spreads the rest."""
+    from judge_server import candidate_of
+
+    if re.search("[\u4e00-\u9fff]", candidate_of(request.prompt)):
+        return text_reply(request.path, '{"quality": 0}', prompt=request.prompt)
+    return varied_handler(request)
+
+
+@pytest.mark.parametrize("handler, warns", [("full marks", True), ("discerning", False)])
+def test_a_judge_that_gives_full_marks_to_copied_sources_is_named(tmp_path, monkeypatch, capfd, handler, warns):
+    """The issue's tiny Judges: quality 1 to answers that copied the Chinese line (Sandglass)."""
+    from judge_server import default_handler
+
+    rows = [json.loads(line) for line in (ROOT / "data/sandglass/test.jsonl").read_text(encoding="utf-8").splitlines()]
+    predictions = tmp_path / "copied.jsonl"
+    predictions.write_text("\n".join(json.dumps({"case_id": row["case_id"], "prediction": row["metadata"]["source"]
+                                                 if index % 2 else row["label"]})
+                                     for index, row in enumerate(rows[:8])) + "\n", encoding="utf-8")
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-health-test")
+    with JudgeServer(default_handler if handler == "full marks" else _discerning) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        assert run_cli(evaluate.main, ["--benchmark", "sandglass", "--predictions", str(predictions), "--limit", "8",
+                                       "--output-dir", str(tmp_path / "out")]) == 0
+    console = capfd.readouterr().out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    field = summary["judge"]["health"]["kinds"]["sandglass_quality"]["fields"]["quality"]
+    assert field["untranslated"] == ({"1": 4} if warns else {"0": 4})  # the four copied lines
+    line = "the Judge gave quality = 1 (the run's highest) to 4 of 4 sandglass_quality answers that are not translated"
+    assert (line in console) is warns
+    assert (line in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")) is warns
