@@ -152,7 +152,8 @@ class Benchmark:
     # One instance as explorer.html and the compare page show it (eval/explorer.py): (row or None,
     # score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}; None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
-    # The language a prediction should be written in, for the `source_script` diagnostic (None: unknown).
+    # The language a prediction should be written in, for the `source_script` and `wrong_target_script`
+    # diagnostics (None: unknown).
     diagnostics_target: Callable[[dict], str | None] = lambda row: None
     # `--protocol release` (SPEC §15): reads the user's release folder (and, when trusted, imports
     # its counter) into the `release` prompt set and counter a run registers beside `harness`;

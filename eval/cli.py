@@ -72,9 +72,13 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                             "(default: %(default)s)")
     group.add_argument("--judge-backoff", type=float, default=defaults.DEFAULT_BACKOFF_S, metavar="SECONDS",
                        help="first retry delay, doubled per retry, with jitter (default: %(default)s)")
-    group.add_argument("--judge-repairs", type=int, default=defaults.DEFAULT_REPAIRS, metavar="N", choices=(0, 1),
-                       help="repair turns after an invalid verdict: 1 asks the Judge once more, 0 aborts at once "
-                            "as the original release did (default: %(default)s)")
+    group.add_argument("--judge-repairs", type=int, default=defaults.DEFAULT_REPAIRS, metavar="{0,1}", choices=(0, 1),
+                       help="repair turns after an invalid or cut verdict, 0 or 1: 1 asks the Judge once more, "
+                            "naming what was wrong; 0 aborts at once as the original release did (default: %(default)s)")
+    group.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
+                       help="the Judge reply's token limit (max_tokens; max_output_tokens on /responses) instead of "
+                            "the request's own (2048, IFMTBench 8192, /responses 4096); recorded in the signature "
+                            "only when set. Lower it to fail sooner on a Judge that loops")
     group.add_argument("--judge-structured", nargs="?", const="json_schema", default=False,
                        choices=("json_schema", "json_object"), metavar="FORM",
                        help="ask for the verdict's JSON schema (response_format / text.format), for engines "
@@ -204,6 +208,8 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
               (args.judge_timeout > 0, "--judge-timeout must be positive"),
               (args.judge_deadline > 0, "--judge-deadline must be positive"),
               (args.judge_backoff >= 0, "--judge-backoff must be 0 or more"),
+              (getattr(args, "judge_max_tokens", None) is None or args.judge_max_tokens >= 1,
+               "--judge-max-tokens must be 1 or more"),
               (bool(model.strip()), "--judge-model must not be empty"))
     for ok, message in checks:
         if not ok:
@@ -213,7 +219,8 @@ def judge_settings_from_args(args: argparse.Namespace, default_model: str):
                          reasoning_effort=args.judge_reasoning_effort,
                          max_retries=args.judge_max_retries, timeout=args.judge_timeout,
                          backoff=args.judge_backoff, deadline=args.judge_deadline,
-                         repairs=args.judge_repairs, structured=args.judge_structured)
+                         repairs=args.judge_repairs, structured=args.judge_structured,
+                         max_tokens=getattr(args, "judge_max_tokens", None))
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
@@ -257,7 +264,8 @@ def check_protocol_flags(args: argparse.Namespace) -> None:
                 raise ConfigError(f"{flag} applies to --protocol release only", "add --protocol release, or drop it")
         return
     for flag, given in (("--judge-reasoning-effort", args.judge_reasoning_effort != "none"),
-                        ("--judge-structured", bool(args.judge_structured))):
+                        ("--judge-structured", bool(args.judge_structured)),
+                        ("--judge-max-tokens", getattr(args, "judge_max_tokens", None) is not None)):
         if given:
             raise ConfigError(f"{flag} applies to --protocol harness: the release protocol sends the release's "
                               "own request", f"drop {flag}")

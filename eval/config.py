@@ -37,6 +37,7 @@ class JudgeSettings(Endpoint):
     params: dict | None = None  # chat request parameters a benchmark asks for instead of the shared ones
     repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
+    max_tokens: int | None = None  # --judge-max-tokens: the reply's token limit instead of the request's own
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from eval import openai_api
+from eval import judge_models, openai_api
 from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S,  # noqa: F401 (interface)
                          DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_BACKOFF_S, DEFAULT_REPAIRS, REASONING_EFFORTS,
                          JudgeSettings)
@@ -83,11 +83,20 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # ---------------------------------------------------------------------------------------------
 
 def request_params(settings: JudgeSettings) -> dict:
-    """The request parameters besides the model and the prompt (recorded in the summary)."""
+    """The request parameters besides the model and the prompt (recorded in the summary);
+    --judge-max-tokens replaces the token limit in place (unset: the bytes of SPEC §10's request)."""
     if uses_responses_endpoint(settings.model):
-        return {"max_output_tokens": 4096, "reasoning": {"effort": settings.reasoning_effort},
+        return {"max_output_tokens": settings.max_tokens or 4096, "reasoning": {"effort": settings.reasoning_effort},
                 "store": False}
-    return dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
+    params = dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
+    if settings.max_tokens is not None:
+        params["max_tokens"] = settings.max_tokens
+    return params
+
+
+def repeats_on_rerun(settings: JudgeSettings) -> bool:
+    """Whether a rerun asks exactly the same at temperature 0: the same reply is then most likely."""
+    return request_params(settings).get("temperature") == 0
 
 
 @dataclass(frozen=True)
@@ -290,8 +299,10 @@ def reply_text(kind: str, payload: object) -> str:
     except ValueError as error:
         raise VerdictError(str(error)) from None
     if answer.truncated:
-        raise IncompleteReply(f'status "incomplete" ({answer.incomplete_reason or "unknown"})' if kind == RESPONSES
+        cut = IncompleteReply(f'status "incomplete" ({answer.incomplete_reason or "unknown"})' if kind == RESPONSES
                               else 'finish_reason "length"')
+        cut.text = answer.text or ""  # what came before the cut, for the repair turn
+        raise cut
     if answer.finish == "failed" and kind == RESPONSES:
         raise ProviderFailure('response status "failed"')
     if kind == RESPONSES and payload.get("status") not in (None, "completed"):
@@ -321,6 +332,7 @@ class JudgeStats:
     repairs: dict[str, int] = field(default_factory=dict)  # prompt name -> verdicts valid after a repair turn
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
     stand_in: str | None = None  # what a reply's x-stand-in header said: the Judge is a test double
+    model_check: dict | None = None  # the Judge's name against the server's /models list (eval/judge_models.py)
 
     def add_usage(self, name: str, usage: dict[str, int]) -> None:
         totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
@@ -395,6 +407,35 @@ def stored_secrets(settings: JudgeSettings) -> tuple[str, ...]:
     return (settings.api_key,)
 
 
+class _CutReply(Exception):
+    """A reply cut by the length limit, to be asked about in a repair turn (not an abort yet)."""
+
+    def __init__(self, reason: str, text: str):
+        super().__init__(reason)
+        self.reason, self.text = reason, text
+
+
+def _repeat_hint(session: JudgeSession, cut: bool = False, repaired: bool = False) -> str:
+    """The hint of an abort for a reply: whether a rerun will meet it again, and the flags that change it."""
+    settings = session.settings
+    if repeats_on_rerun(settings):
+        hint = ("the verdicts received so far are cached, but a rerun asks the same at temperature 0 and will most "
+                "likely get the same reply: ")
+    else:
+        hint = "the verdicts received so far are cached; rerun to resume, or: "
+    flags = []
+    if cut:
+        limit = request_params(settings).get("max_tokens", request_params(settings).get("max_output_tokens"))
+        flags.append(f"--judge-max-tokens N sets the reply's limit (now {limit}; a looping reply is cut at any "
+                     "limit, a lower one fails sooner)")
+    if not settings.repairs and session.shape is None:
+        flags.append("--judge-repairs 1 asks the Judge once more, naming what was wrong")
+    if not settings.structured and session.shape is None:
+        flags.append("--judge-structured asks an engine that supports it to enforce the verdict's form")
+    flags.append("--judge-model names another Judge")
+    return hint + "; ".join(flags)
+
+
 def _scrub(text: str, settings: JudgeSettings, limit: int | None = None) -> str:
     """The text without the API key, any 8-character piece of it or a Bearer value; then cut."""
     return redact(text, stored_secrets(settings), limit)
@@ -436,7 +477,10 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
              "check JUDGE_API_KEY and, behind a gateway, the gateway's own upstream key",
         403: "the key was rejected by JUDGE_API_BASE's host, or by the provider behind it; "
              "check JUDGE_API_KEY and that it may use this model",
-        404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model",
+        404: "check JUDGE_API_BASE (usually ends in /v1) and --judge-model"
+             + (f"; the name {settings.model!r} sends the request to {session.url.split('?')[0]} (a gpt-5, gpt-6, "
+                "o1, o3 or o4 name goes to /responses), which a chat-only server lacks: pass --judge-model with "
+                "the served name" if session.kind == RESPONSES and session.shape is None else ""),
     }
     return ConfigError(f"the Judge endpoint {host} answered HTTP {status}: {message} (asked for {where})",
                        hint=hints[status])
@@ -496,9 +540,14 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
     try:
         text = reply_text(session.kind, reply.payload)
     except ValueError as error:  # ProviderFailure cannot reach here: send retries errors in a 200
-        label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
+        cut = isinstance(error, IncompleteReply)
+        if cut and settings.repairs > 0 and session.shape is None:  # asked again, with a hint (ask_judge)
+            if not _absurd_usage(reply.payload):
+                session.stats.add_usage(name, reply.usage)
+            raise _CutReply(str(error), getattr(error, "text", "")) from None
+        label = "incomplete response" if cut else "invalid Judge verdict"
         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
-                         hint="the verdicts received so far are cached; rerun to resume") from None
+                         hint=_repeat_hint(session, cut=cut)) from None
     if _absurd_usage(reply.payload):
         _notice(session, "usage", f"the reply for {where} reports a token count above {MAX_TOKEN_COUNT:,}, which is no "
                                   "count: replies with such counts are left out of the summary's usage")
@@ -558,7 +607,12 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     schema = verdict_schema(request.validate) if settings.structured else None
     body = (request_body(settings, request.prompt, schema) if session.shape is None
             else session.shape.body(request.prompt))
-    key, text, owner, cached = await _reply_for(session, request, body)
+    try:
+        key, text, owner, cached = await _reply_for(session, request, body)
+    except _CutReply as cut:  # the verdict was cut off: one repair turn says so (SPEC §10)
+        return await _repair(session, request, cut.text, VerdictError(
+            f"it was cut off by the length limit ({cut.reason}) before the verdict was complete; give the "
+            "verdict first and keep the reply short"), schema)
     try:
         verdict = request.validate(text)
     except VerdictError as error:
@@ -652,7 +706,13 @@ async def _repair(session: JudgeSession, request: JudgeRequest, first: str, erro
                     {"role": "user", "content": repair_message(error, request.validate)}]
     body = openai_api.request_body(session.kind, settings.model, conversation, _params(settings, schema),
                                    canonical=True)
-    key, text, owner, cached = await _reply_for(session, request, body)
+    try:
+        key, text, owner, cached = await _reply_for(session, request, body)
+    except _CutReply as cut:
+        raise _abort(session, JudgeError(
+            _scrub(f"incomplete response for case {request.case_id} ({request.name} prompt) after a repair turn: "
+                   f"{cut.reason}; reply: {_scrub(cut.text, settings, 300)!r}", settings),
+            hint=_repeat_hint(session, cut=True, repaired=True))) from None
     try:
         verdict = request.validate(text)
     except VerdictError as second:
@@ -671,11 +731,7 @@ def _invalid(session: JudgeSession, request: JudgeRequest, error: VerdictError, 
              repaired: bool = False) -> HarnessError:
     """The abort for an invalid verdict (after the repair turn, when there was one)."""
     turn = " after a repair turn" if repaired else ""
-    hint = ("the verdicts received so far are cached; rerun to resume" +
-            ("" if repaired or session.settings.repairs else
-             "; --judge-repairs 1 asks the Judge once more about an invalid verdict") +
-            ("" if session.settings.structured else
-             "; --judge-structured asks an engine that supports it to enforce the verdict's form"))
+    hint = _repeat_hint(session, repaired=repaired)
     return _abort(session, JudgeError(
         _scrub(f"invalid Judge verdict for case {request.case_id} ({request.name} prompt){turn}: "
                f"{error}; reply: {_scrub(text, session.settings, 300)!r}", session.settings), hint=hint))
@@ -706,6 +762,14 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar, secrets=stored_secrets(settings), notify=notify)
         verdicts: dict[tuple[str, str], dict] = {}
+        if requests:  # the name asked for against the server's list, once (never fatal)
+            async with pool.slot() as client:
+                listed = await judge_models.probe(client, openai_api.models_url(settings.api_base), headers,
+                                                  min(settings.timeout, 10.0))
+            stats.model_check = judge_models.model_check(settings.model, listed)
+            warning = judge_models.mismatch_warning(stats.model_check)
+            if warning:
+                bar.write(warning, file=sys.stderr) if progress else print(warning, file=sys.stderr, flush=True)
 
         async def one(request: JudgeRequest) -> None:
             try:
@@ -766,6 +830,7 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "repairs": dict(sorted(stats.repairs.items())),
         "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
         **({"stand_in": stats.stand_in} if getattr(stats, "stand_in", None) else {}),  # only a test double
+        **({} if getattr(stats, "model_check", None) is None else {"model_check": stats.model_check}),
     }
 
 

@@ -20,12 +20,14 @@ from eval.counting import counting_with
 from eval.errors import ConfigError
 from eval.explorer import write_explorer_html
 from eval.failures import failures, failures_markdown
+from eval.judge_health import console_lines as judge_health_lines
+from eval.judge_health import health_html, health_markdown, judge_health, untranslated_ids
 from eval.known_data import BY_SHA256, data_reasons, identify, release_by_files, signature_part
 from eval.loading import LoadedData, load_data
 from eval.locking import hold_lock
 from eval.outputs import (json_text, jsonl_lines, jsonl_writer, remove_previous_results, result_paths, write_atomic,
                           write_results)
-from eval.predictions import load_predictions, predictions_block
+from eval.predictions import cut_case_ids, load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
 from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice, protocol_block,
                                    protocol_markdown, release_dir)
@@ -239,9 +241,10 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                  "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score["status"] == "missing" for score in scores),
-                                         [(predictions.get(row["case_id"]), bench.diagnostics_source(row),
-                                           bench.diagnostics_target(row))
-                                          for row in rows], [row["case_id"] for row in rows]),
+                                         ((predictions.get(row["case_id"]), bench.diagnostics_source(row),
+                                           bench.diagnostics_target(row), prompt_text(bench, row))
+                                          for row in rows), [row["case_id"] for row in rows],
+                                         cut_case_ids(config.predictions)),
         **bench.settings(config),
         **({} if release is None else {"protocol": protocol_block(release)}),
         "judge": judge_block,
@@ -258,6 +261,13 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
     if bench.companion_metrics is not None:
         bench.companion_metrics(summary, rows, predictions, scores, config)
     return summary
+
+
+def prompt_text(bench: Benchmark, row: dict) -> str:
+    """Everything the model saw for a row, one message after another (for the `echoes_prompt`
+    diagnostic)."""
+    return "\n".join(str(message.get("content") or "") for message in bench.model_input(row)["messages"]
+                     if isinstance(message, dict))
 
 
 def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[dict]) -> None:
@@ -335,6 +345,9 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons, release, subset)
+        if summary["judge"] is not None:  # read off the verdicts and replies; never changes one (eval/judge_health.py)
+            summary["judge"]["health"] = judge_health(verdicts, getattr(verdicts, "replies", None), len(rows),
+                                                      untranslated_ids(summary))
         extra_files, oracle_list = {}, None
         if config.oracle:
             oracle_list = oracle_failures(scores)
@@ -347,10 +360,12 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         # 100,000-row run never holds either text whole (docs/architecture.md, speed and memory).
         write_results(config.output_dir, {
             "scores.jsonl": jsonl_writer(scores),
-            "report.md": (bench.report_markdown(summary) + sections[0] + protocol_markdown(summary.get("protocol"))
-                          + sections[1] + sections[2] + calibration_markdown(summary["judge"])
-                          + "\n".join(failures_markdown(failure_lists)) + "\n"),
-            "report.html": render_report_html(summary, scores, bench, failure_lists, sections_html(summary, bench)),
+            "report.md": (bench.report_markdown(summary) + health_markdown(summary) + sections[0]
+                          + protocol_markdown(summary.get("protocol")) + sections[1] + sections[2]
+                          + calibration_markdown(summary["judge"]) + "\n".join(failures_markdown(failure_lists)) + "\n"),
+            "report.html": render_report_html(summary, scores, bench, failure_lists,
+                                              (*sections_html(summary, bench),
+                                               *filter(None, (health_html(summary),)))),
             "explorer.html": lambda write: write_explorer_html(write, bench, summary, rows, predictions, scores,
                                                                config.output_dir),
             **extra_files,
@@ -364,6 +379,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         print(bench.console_table(summary))
         if run_self_judging(summary):
             print(f"warning: {run_self_judging(summary)}")
+        for line in judge_health_lines(summary):
+            print(line)
         if summary["judge"] is not None:
             print(calibration_console_line(summary["judge"]))
         if release is not None:

@@ -335,6 +335,9 @@ class ProviderHealth:
                         + hint)
             else:
                 hint = self.down_hint + hint
+            if message is None:  # how many requests went out before it gave up (retries included)
+                message = (f"the provider at {self.host} is not answering: {cause} ({self.sent} request"
+                           f"{'' if self.sent == 1 else 's'} sent)")
             self.down = ProviderDown(self.host, cause, hint=hint, message=message)
             self._say(f"giving up on {self.host}: {cause}")
             self._wake()  # every waiter must see it
@@ -709,6 +712,8 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
             status = 0
             if isinstance(error, TimeoutError) or isinstance(error, httpx.TimeoutException):
                 cause, kind = f"no complete answer within {limit:g} s", "timeout"
+                if limit < timeout - 0.05:  # a retry gets what is left of the deadline, not the whole timeout
+                    cause += f" (what was left of the run's deadline; the request timeout is {timeout:g} s)"
             else:
                 cause = redact(_describe(error), secrets, MESSAGE_LIMIT)
             unreachable = isinstance(error, httpx.ConnectError)

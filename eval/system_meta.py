@@ -96,6 +96,31 @@ def system_signature_part(system: dict | None) -> str | None:
     return "system:" + "".join("_" if char in "|" or char.isspace() else char for char in system["model"])
 
 
+# Names by which a server says what software it is: a /models entry's `owned_by` (vLLM "vllm",
+# llama-server "llamacpp"; llama-cpp-python's "me", OpenAI's "system" name no software) or a
+# response header (`server: llama.cpp`, `x-vllm-version`). Anything else is "unknown".
+_OWNERS = {"vllm": "vLLM", "llamacpp": "llama.cpp", "llama.cpp": "llama.cpp", "sglang": "SGLang",
+           "ollama": "Ollama", "lmstudio": "LM Studio", "tgi": "TGI", "text-generation-inference": "TGI"}
+
+
+def engine_software(engine: dict) -> str:
+    """The serving software where the server says so (docs/predict.md), else "unknown"."""
+    owner = engine.get("owned_by")
+    if isinstance(owner, str) and owner.strip().lower() in _OWNERS:
+        return _OWNERS[owner.strip().lower()]
+    for header in ("header.x-vllm-version", "header.llm_provider-x-vllm-version"):
+        if isinstance(engine.get(header), str):
+            return f"vLLM {engine[header][:40]}"
+    server = engine.get("header.server")
+    if isinstance(server, str):
+        lowered = server.lower()
+        for marker, name in (("llama.cpp", "llama.cpp"), ("vllm", "vLLM"), ("ollama", "Ollama"), ("sglang", "SGLang"),
+                             ("text-generation-inference", "TGI")):
+            if marker in lowered:
+                return f"{name} ({server[:60]})" if server.strip().lower() != marker else name
+    return "unknown"
+
+
 def system_report_lines(system: dict | None) -> list[str]:
     """The report.md lines that describe the system (one line, plus one per warning)."""
     lines = []
@@ -104,14 +129,13 @@ def system_report_lines(system: dict | None) -> list[str]:
         counts = system.get("counts") or {}
         usage = system.get("usage") or {}
         reported = system.get("model_reported")
-        engine = system.get("engine") or {}
-        engine_name = engine.get("owned_by") or engine.get("header.server")
+        engine_name = engine_software(system.get("engine") or {})
         params = json.dumps(system.get("params") or {}, ensure_ascii=False, sort_keys=True)
         lines.append(
             f"- System: {system['model']}"
             + (f" (reported {reported})" if reported and reported != system["model"] else "")
             + f" at {system.get('host')} via {system.get('endpoint_kind')}"
-            + (f", engine {engine_name}" if engine_name else "")
+            + f", engine {engine_name}"
             + f"; params {params}; {counts.get('answered')} answered, {counts.get('truncated')} truncated, "
               f"{counts.get('empty')} empty, {counts.get('reasoning_returned')} with separate reasoning; "
               f"tokens in {usage.get('input_tokens')}, out {usage.get('output_tokens')}")

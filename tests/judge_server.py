@@ -18,6 +18,11 @@ key in 200 replies, in each shape of issue 34), `hostile_reply_handler` (an inva
 that no parser may choke on, then a valid repair; with `usage` a count of any size). For calibration
 tests, `scripted_handler(decide)` answers each prompt with a valid verdict of its own form carrying
 the value `decide(candidate, prompt)` chooses (always right, always top, swayed, unstable, ...).
+`varied_handler` is a healthy
+Judge for the Judge-health tests: valid verdicts spread over the scale by a hash of the prompt;
+`constant_handler(text)` is a degenerate one (the same reply to every prompt). `GET /models`
+answers 404 unless a test sets `server.models` (a list of names, or a body); those requests are
+recorded in `probes`, not `requests`.
 
 In tests: `with JudgeServer(handler) as server: ... server.base_url ...`.
 As a process (benchmark): `python tests/judge_server.py --latency 0.1 [--fault F]` prints `port N`,
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import itertools
 import re
@@ -200,6 +206,40 @@ def default_handler(request: Recorded) -> Reply:
                       prompt=request.prompt)
 
 
+def _pick(prompt: str, salt: str, choices: tuple) -> object:
+    """A choice that depends only on the prompt (and `salt`): the same prompt, the same verdict."""
+    digest = hashlib.sha256(f"{salt}\0{prompt}".encode()).digest()
+    return choices[int.from_bytes(digest[:4], "big") % len(choices)]
+
+
+def varied_text(prompt: str) -> str:
+    """A valid verdict for `prompt` as a healthy Judge might spread them: quality and soft scores
+    1 for half the prompts, 0.5 for a third, 0 for a sixth; IFMTBench's rubric 0-5 or null and its
+    glossary 0 or 1, each chosen by a hash of the prompt."""
+    scale = (1, 1, 1, 0.5, 0.5, 0)
+    if '{"glossary": G}' in prompt:
+        return json.dumps({"glossary": _pick(prompt, "g", (0, 1, 1))})
+    if '{"scores": {"style": S, "background": S}}' in prompt:
+        return json.dumps({"scores": {"style": _pick(prompt, "style", (2, 3, 4, 4, 5, 5)),
+                                      "background": _pick(prompt, "background", (None, None, 1, 3, 4, 5))}})
+    ids = soft_ids_of(prompt)
+    if ids:
+        return json.dumps({"scores": {cid: _pick(prompt, cid, scale) for cid in ids}})
+    return json.dumps({"quality": _pick(prompt, "q", scale)})
+
+
+def varied_handler(request: Recorded) -> Reply:
+    return text_reply(request.path, varied_text(request.prompt), model=str(request.body.get("model", "")),
+                      prompt=request.prompt)
+
+
+def constant_handler(text: str) -> Handler:
+    """A degenerate Judge: `text` for every prompt, whatever it asks."""
+    def handler(request: Recorded) -> Reply:
+        return text_reply(request.path, text, model=str(request.body.get("model", "")), prompt=request.prompt)
+    return handler
+
+
 # ---------------------------------------------------------------------------------------------
 # Fault modes (SPEC §10)
 # ---------------------------------------------------------------------------------------------
@@ -364,6 +404,7 @@ class JudgeServer:
     """A background-thread asyncio HTTP server; `requests` lists what it received."""
 
     identity = "tests/judge_server.py, a stand-in Judge for tests and demonstrations"
+    intercept_models = True  # GET /models answered from `models` (a subclass may pass it to its handler)
 
     def __init__(self, handler: Handler = default_handler, latency: float = 0.0, die_after: int | None = None):
         self.handler = handler
@@ -372,6 +413,8 @@ class JudgeServer:
         self.dead = False
         self.died_at: float | None = None
         self.requests: list[Recorded] = []
+        self.models: list[str] | dict | str | None = None  # GET /models: None answers 404 (no list)
+        self.probes: list[Recorded] = []  # the GET /models requests (not in `requests`)
         self.in_flight = 0
         self.max_in_flight = 0
         self.port = 0
@@ -404,7 +447,13 @@ class JudgeServer:
                     headers[name.strip().lower()] = value.strip()
                 raw = await reader.readexactly(int(headers.get("content-length", "0")))
                 request = Recorded(method, path, headers, raw, time.monotonic())
-                if method == "GET" and path.endswith("/stats"):
+                if method == "GET" and path.endswith("/models") and self.intercept_models:  # the model list
+                    self.probes.append(request)
+                    reply = (Reply(404, {"error": {"message": "not found"}}) if self.models is None
+                             else Reply(body=self.models if isinstance(self.models, (dict, str))
+                                        else {"object": "list", "data": [{"id": name, "object": "model",
+                                                                          "owned_by": "me"} for name in self.models]}))
+                elif method == "GET" and path.endswith("/stats"):
                     reply = Reply(body={"requests": len(self.judge_requests()),
                                         "rate_limited": getattr(self.handler, "rejected", 0),
                                         "max_in_flight": self.max_in_flight, "cpu_s": time.process_time()})

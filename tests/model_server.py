@@ -72,6 +72,7 @@ class ModelServer(JudgeServer):
     """The stand-in model; `posts()` lists the generation requests it received, in order."""
 
     identity = "tests/model_server.py, a stand-in model for tests and demonstrations"
+    intercept_models = False  # its handler answers GET /models as the engine would
 
     def __init__(self, rows: list[dict] = (), *, mode: str = "reference", modes: dict[str, str] | None = None,
                  latency: float = 0.0, die_after: int | None = None, model_id: str | None = None,

@@ -115,7 +115,7 @@ def test_diagnostics_name_their_case_ids_from_the_predictions():
     data = failures(scores, predictions=predictions, bench=INSTTRANS)
     assert {name: entry["case_ids"] for name, entry in data["diagnostics"].items()} == {
         "code_fence": ["a"], "think_block": ["b"], "text_around_json": ["c"], "source_script": [],
-        "echoes_source": []}
+        "echoes_source": [], "wrong_target_script": [], "echoes_prompt": [], "refusal_or_preamble": [], "cut_off": []}
 
 
 def test_report_md_names_the_failing_ids_and_their_reasons(tmp_path):

@@ -93,7 +93,9 @@ def test_the_prediction_text_is_seen_exactly_as_given(tmp_path):
     assert status == 0 and detail["passed"] is False
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["predictions"]["diagnostics"] == {"code_fence": 1, "think_block": 0, "text_around_json": 1,
-                                                     "source_script": 0, "echoes_source": 0}
+                                                     "source_script": 0, "echoes_source": 0,
+                                                     "wrong_target_script": 0, "echoes_prompt": 0,
+                                                     "refusal_or_preamble": 0, "cut_off": 0}
 
 
 def test_limit_scores_the_first_rows_and_accepts_predictions_past_them(tmp_path):

@@ -4,6 +4,7 @@ faults, the lock, the meta file, and evaluate.py's `system` block."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -406,6 +407,10 @@ def test_a_dead_or_hung_server_ends_the_run_within_the_deadline(tmp_path, mode):
     assert f"127.0.0.1:{server.port}" in done.stderr
     assert ("failed every request: HTTP 500" if mode == "error" else "not answering") in done.stderr
     assert "Traceback" not in done.stderr
+    if mode == "hang":  # the give-up counts the requests sent and names the timeout it waited
+        sent = int(re.search(r"\((\d+) requests? sent\)", done.stderr).group(1))
+        assert sent == len([request for request in server.requests if request.method == "POST"]) >= 2
+        assert "no complete answer within 1 s" in done.stderr or "the request timeout is 1 s" in done.stderr
     assert elapsed < 25  # 2 s deadline + probe timeouts + interpreter start, with room for a loaded machine
 
 

@@ -130,10 +130,12 @@ def test_predictions_block_counts_each_diagnostic_over_the_scored_instances(tmp_
     block = predictions_block(path, 9, 2, scored, ids)
     assert block == {"path": str(path), "sha256": hashlib.sha256(b"x").hexdigest(), "rows": 9, "missing": 2,
                      "diagnostics": {"code_fence": 1, "think_block": 2, "text_around_json": 2,
-                                     "source_script": 0, "echoes_source": 0},
+                                     "source_script": 0, "echoes_source": 0, "wrong_target_script": 0,
+                                     "echoes_prompt": 0, "refusal_or_preamble": 0, "cut_off": 0},
                      "diagnostic_case_ids": {"code_fence": ["c0"], "think_block": ["c1", "c2"],
                                              "text_around_json": ["c0", "c6"], "source_script": [],
-                                             "echoes_source": []}}
+                                             "echoes_source": [], "wrong_target_script": [], "echoes_prompt": [],
+                                             "refusal_or_preamble": [], "cut_off": []}}
     assert tuple(block["diagnostics"]) == DIAGNOSTICS
     assert "diagnostic_case_ids" not in predictions_block(path, 9, 2, scored)
     assert predictions_block(path, 9, 2, scored)["diagnostics"] == block["diagnostics"]
@@ -185,7 +187,9 @@ WRAPPERS = [
 def test_wrapper_diagnostics(name, prediction, source, fence, think, around):
     assert wrapper_diagnostics(prediction, source) == {"code_fence": fence, "think_block": think,
                                                        "text_around_json": around, "source_script": False,
-                                                       "echoes_source": False}
+                                                       "echoes_source": False, "wrong_target_script": False,
+                                                       "echoes_prompt": False, "refusal_or_preamble": False,
+                                                       "cut_off": False}
 
 
 def test_text_around_json_tries_only_the_first_64_braces():

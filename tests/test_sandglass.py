@@ -423,6 +423,35 @@ def test_an_invalid_verdict_aborts_without_a_summary_and_the_rerun_resumes(judge
     assert summary["judge"]["cache_hits"] == N_REQUESTS - len(server.requests)
 
 
+def test_score_rows_keep_their_judge_reply_and_the_explorer_shows_it(judged_files, monkeypatch):
+    """Like the other benchmarks' rows: the cache key and raw reply, and after a repair turn both
+    replies; a missing prediction has none; the numbers are those of the run without the field."""
+    from eval.sandglass.explorer import explorer_view
+
+    def handler(request):
+        if "technology" in candidate_of(request.prompt) and "were to" not in candidate_of(request.prompt):
+            if len(request.body["messages"]) == 1:  # the first question: an invalid verdict; the repair: valid
+                return Reply(body={"choices": [{"index": 0, "finish_reason": "stop",
+                                                "message": {"role": "assistant", "content": '{"quality": 0.7}'}}]})
+        return default_handler(request)
+
+    out = judged_files[2]
+    with JudgeServer(handler) as server:
+        assert judged_run(server, judged_files, monkeypatch) == 0
+    rows = {s["case_id"]: s for s in map(json.loads, (out / "scores.jsonl").read_text().splitlines())}
+    assert rows["u1:en:short"]["quality_detail"]["reply"] == '{"quality": 0.5}'
+    assert len(rows["u1:en:short"]["quality_detail"]["cache_key"]) == 64
+    assert rows["u2:ja:natural"]["quality_detail"] is None and rows["u2:ja:natural"]["quality"] == 0.0
+    repaired = rows["u1:en:natural"]["quality_detail"]
+    assert repaired["repaired"] is True and repaired["invalid_reply"] == '{"quality": 0.7}'
+    assert list(rows["u1:en:short"])[-1] == "quality_detail"
+    assert explorer_view(None, rows["u1:en:short"])["judge"] == [("quality reply", '{"quality": 0.5}')]
+    assert [label for label, _ in explorer_view(None, rows["u1:en:natural"])["judge"]] == [
+        "quality: first reply (invalid, answered with a repair turn)", "quality: reply after the repair turn"]
+    assert "quality: first reply (invalid, answered with a repair turn)" in (out / "explorer.html").read_text(
+        encoding="utf-8")
+
+
 def test_exhausted_provider_failures_abort_with_status_3(judged_files, monkeypatch, capfd):
     with JudgeServer(lambda request: Reply(503, {"error": {"message": "busy"}})) as server:
         status = judged_run(server, judged_files, monkeypatch, "--judge-max-retries", "1")

@@ -67,6 +67,7 @@ IFMTBENCH = Benchmark(
     validate_rows=validate_ifmt_rows,
     model_input=model_input,
     diagnostics_source=lambda row: row["origin_text"],
+    diagnostics_target=lambda row: row.get("target_language") or None,
     manifest_section="ifmtbench",
     manifest_entry=manifest.manifest_entry,
     data_statistics=manifest.data_statistics,

@@ -124,8 +124,12 @@ def _object_schema(properties: dict) -> dict:
 # engine to enforce (`schema`), as the Judge client reads them off a validator (SPEC §10).
 validate_rubric.form = '{"scores": {"style": S, "background": S}}'
 validate_rubric.values = "each S is an integer from 0 to 5, or null when the instruction does not ask for it"
+# An integer 0-5 or null as `anyOf`: llama.cpp's servers (llama-server and llama-cpp-python), vLLM and
+# OpenAI all enforce it, where a type list beside an enum (`{"type": ["integer", "null"], "enum": [...]}`)
+# was not enforced by llama-cpp-python (docs/judge.md#verdicts-are-strict).
 validate_rubric.schema = _object_schema({"scores": _object_schema(
-    {name: {"type": ["integer", "null"], "enum": [*RUBRIC_VALUES, None]} for name in RUBRIC_DIMENSIONS})})
+    {name: {"anyOf": [{"type": "integer", "enum": list(RUBRIC_VALUES)}, {"type": "null"}]}
+     for name in RUBRIC_DIMENSIONS})})
 
 
 def validate_glossary(text: str) -> dict:

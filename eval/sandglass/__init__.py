@@ -76,7 +76,11 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
         quality = None  # --skip-judge: null for every item, missing ones included
         if verdicts is not None:  # every prediction has its verdict; a missing one gets no call and quality 0
             quality = verdicts.get((case_id, "sandglass_quality"), {"quality": 0.0})["quality"]
-        items.append(score_item(row, prediction, syllables, quality))
+        item = score_item(row, prediction, syllables, quality)
+        if verdicts is not None:  # where the quality came from: its cache key and the Judge's raw reply (SPEC §11)
+            reply = getattr(verdicts, "replies", {}).get((case_id, "sandglass_quality"))
+            item["quality_detail"] = dict(reply) if reply and not is_missing(prediction) else None
+        items.append(item)
     return items
 
 
@@ -109,7 +113,8 @@ SANDGLASS = Benchmark(
     looks_like=looks_like_sandglass,
     validate_rows=validate_sandglass_rows,
     model_input=model_input,
-    diagnostics_source=lambda row: "",
+    diagnostics_source=lambda row: row["metadata"]["source"],
+    diagnostics_target=lambda row: row["metadata"]["target_language"],
     manifest_section="sandglass",
     manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
     official_release=manifest.OFFICIAL_RELEASE,

@@ -21,6 +21,16 @@ def budget_band(score: dict) -> str:
     return "off by more than 20%"
 
 
+def judge_replies(detail: object) -> list[tuple[str, str]]:
+    """The quality verdict's Judge texts: after a repair turn the invalid first reply, then the reply."""
+    if not isinstance(detail, dict) or not isinstance(detail.get("reply"), str):
+        return []
+    if detail.get("repaired") and isinstance(detail.get("invalid_reply"), str):
+        return [("quality: first reply (invalid, answered with a repair turn)", detail["invalid_reply"]),
+                ("quality: reply after the repair turn", detail["reply"])]
+    return [("quality reply", detail["reply"])]
+
+
 def explorer_view(row: dict | None, score: dict) -> dict:
     """The item's facets, sortable numbers, texts and checks."""
     reward, quality, target = score["syllable_reward"], score.get("quality"), score["target_syllables"]
@@ -47,6 +57,6 @@ def explorer_view(row: dict | None, score: dict) -> dict:
         "numbers": {"score": score.get("score"), "syllable_reward": reward, "quality": quality,
                     "dev": score["dev"], "signed_dev": score["signed_dev"], "target_syllables": target,
                     "hyp_syllables": score["hyp_syllables"]},
-        "texts": texts, "checks": checks, "judge": [], "prediction": score.get("hyp"), "prediction_lang": language,
+        "texts": texts, "checks": checks, "judge": judge_replies(score.get("quality_detail")), "prediction": score.get("hyp"), "prediction_lang": language,
         "lower_is_better": ("dev",),
     }
