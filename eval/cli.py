@@ -133,6 +133,13 @@ def prepare_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference.")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
+    # issue 32: --format openai-batch writes Batch API request lines with predict.py's own model flags
+    from eval.predict_command import add_model_arguments
+
+    parser.add_argument("--format", choices=("inputs", "openai-batch"), default="inputs",
+                        help="inputs: {case_id, messages} rows for predict.py; openai-batch: one OpenAI Batch "
+                             "API / vLLM run_batch request line per instance (needs --model) (default: %(default)s)")
+    add_model_arguments(parser, required=False)
     return parser
 
 
