@@ -320,11 +320,20 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     return 0
 
 
-def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, output: Path) -> int:
-    """prepare_inputs.py: one `{case_id, messages}` line per row, never the reference."""
+def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, output: Path, batch=None) -> int:
+    """prepare_inputs.py: one `{case_id, messages}` line per row, never the reference; with `batch`
+    (PredictSettings, --format openai-batch) one Batch API request line per row instead (SPEC §18)."""
     bench = get_benchmark(benchmark)
     data = load_benchmark_data(bench, source)
     rows = data.rows[:limit] if limit else data.rows
+    if batch is not None:
+        from eval.predict import InputRow
+        from eval.predict_batch import batch_written_line, write_batch_requests
+
+        inputs = [bench.model_input(row) for row in rows]
+        paths = write_batch_requests([InputRow(entry["case_id"], entry["messages"]) for entry in inputs], batch, output)
+        print(batch_written_line(len(rows), bench.title, batch, paths))
+        return 0
     write_atomic(output, jsonl_lines(bench.model_input(row) for row in rows))
     print(f"wrote {len(rows)} {bench.title} model inputs to {output}")
     return 0

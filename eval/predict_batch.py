@@ -11,7 +11,6 @@ output asks only for the instances the batch did not answer (errors, lines not r
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -28,46 +27,31 @@ FORMATS = ("inputs", "openai-batch")
 MODEL_FLAGS = ("temperature", "top_p", "max_tokens", "seed", "reasoning_effort", "extra_body")
 
 
-def settings_from_args(args: argparse.Namespace, *, flag: str = "--from-batch-output") -> PredictSettings:
-    """The model and parameters from predict.py's flags, without a server (nothing is sent)."""
-    if not (args.model or "").strip():
+def model_settings(flags: dict, *, flag: str = "--from-batch-output") -> PredictSettings:
+    """The model and parameters from predict.py's flag values (by dest), without a server."""
+    if not (flags.get("model") or "").strip():
         raise ConfigError(f"{flag} needs --model NAME",
                           "give the model and the parameters the batch requests are (or were) written with")
-    return build_settings(model=args.model, api_base="", api_key="", endpoint=args.endpoint,
-                          temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens,
-                          seed=args.seed, reasoning_effort=args.reasoning_effort, extra_body=args.extra_body,
-                          offline=True)
+    return build_settings(model=flags["model"], api_base="", api_key="", endpoint=flags.get("endpoint") or "auto",
+                          **{name: flags.get(name) for name in MODEL_FLAGS}, offline=True)
 
 
 # ---------------------------------------------------------------------------------------------
 # prepare_inputs.py --format openai-batch
 # ---------------------------------------------------------------------------------------------
 
-def export_inputs(benchmark: str, source, args: argparse.Namespace) -> int:
-    """prepare_inputs.py: the `{case_id, messages}` rows, or (--format openai-batch) Batch request lines."""
-    from eval.pipeline import export_model_inputs
-
-    if args.format == "inputs":
-        given = [flag for flag in MODEL_FLAGS + ("model",) if getattr(args, flag) is not None]
-        if given or args.endpoint != "auto":
-            flags = ", ".join("--" + flag.replace("_", "-") for flag in given or ["endpoint"])
-            raise ConfigError(f"{flags} {'applies' if len(given) <= 1 else 'apply'} only to --format openai-batch",
+def prepare_settings(fmt: str, flags: dict) -> PredictSettings | None:
+    """prepare_inputs.py's --format and model flags: None for the plain inputs (where a model flag
+    is refused: it would change nothing), the request settings for --format openai-batch."""
+    if fmt == "inputs":
+        given = [name for name in ("model",) + MODEL_FLAGS if flags.get(name) is not None]
+        given += ["endpoint"] if flags.get("endpoint", "auto") != "auto" else []
+        if given:
+            names = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise ConfigError(f"{names} {'applies' if len(given) == 1 else 'apply'} only to --format openai-batch",
                               "add --format openai-batch, or give the model and its parameters to predict.py")
-        return export_model_inputs(benchmark, source, args.limit, args.output)
-    settings = settings_from_args(args, flag="--format openai-batch")
-    from eval.benchmarks import get_benchmark
-    from eval.pipeline import load_benchmark_data
-
-    bench = get_benchmark(benchmark)
-    data = load_benchmark_data(bench, source)
-    rows = data.rows[:args.limit] if args.limit else data.rows
-    inputs = [bench.model_input(row) for row in rows]
-    paths = write_batch_requests([InputRow(entry["case_id"], entry["messages"]) for entry in inputs],
-                                 settings, Path(args.output))
-    where = str(paths[0]) if len(paths) == 1 else f"{len(paths)} files ({', '.join(map(str, paths))})"
-    print(f"wrote {len(rows)} {bench.title} batch requests for {settings.model} "
-          f"({settings.endpoint_kind}) to {where}")
-    return 0
+        return None
+    return model_settings(flags, flag="--format openai-batch")
 
 
 def part_paths(output: Path, count: int) -> list[Path]:
@@ -91,6 +75,11 @@ def write_batch_requests(rows: list[InputRow], settings: PredictSettings, output
     for path, part in zip(paths, files):
         write_atomic(path, b"".join(part).decode("utf-8"))
     return paths
+
+
+def batch_written_line(count: int, title: str, settings: PredictSettings, paths: list[Path]) -> str:
+    where = str(paths[0]) if len(paths) == 1 else f"{len(paths)} files ({', '.join(map(str, paths))})"
+    return f"wrote {count} {title} batch requests for {settings.model} ({settings.endpoint_kind}) to {where}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -72,9 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.from_batch_output:  # answers already produced offline: nothing is sent (SPEC §18)
-        from eval.predict_batch import batch_summary, from_batch_output, settings_from_args
+        from eval.predict_batch import batch_summary, from_batch_output, model_settings
 
-        result = from_batch_output(settings_from_args(args), args.inputs, args.from_batch_output, args.output)
+        result = from_batch_output(model_settings(vars(args)), args.inputs, args.from_batch_output, args.output)
         print(batch_summary(result))
         return 0
     settings = build_settings(

@@ -21,6 +21,7 @@ from eval.predict import build_settings, run_predict
 from eval.predict_batch import from_batch_output, write_batch_requests
 from eval.predict import InputRow
 from model_server import ModelServer
+import run_batch_standin
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-model-test-0123456789abcdef"
@@ -64,37 +65,8 @@ def server_rows(inputs: Path) -> list[dict]:
     return [{**row, "reference": f"answer of {row['case_id']}"} for row in rows]
 
 
-def run_batch(server: ModelServer, requests: Path, output: Path, *, style: str = "vllm", drop: set = frozenset()):
-    """A stand-in batch engine: each line's body goes unchanged to the real stand-in server; the
-    replies are written as vLLM run_batch (errors as a string) or OpenAI (error file) lines."""
-    import httpx
-
-    out, errors = [], []
-    for number, raw in enumerate(requests.read_bytes().splitlines(keepends=True)):
-        line = json.loads(raw)
-        if line["custom_id"] in drop:
-            continue
-        reply = httpx.post(server.base_url.rstrip("/") + line["url"].removeprefix("/v1"), content=body_bytes(raw),
-                           headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})
-        body = reply.json()
-        entry = {"id": f"batch_req_{number}", "custom_id": line["custom_id"],
-                 "response": {"status_code": reply.status_code, "request_id": f"req_{number}", "body": body},
-                 "error": None}
-        if reply.status_code != 200:
-            if style == "vllm":
-                entry.update(response={"status_code": reply.status_code, "request_id": f"req_{number}", "body": None},
-                             error=body["error"]["message"])
-            else:
-                entry.update(response=None, error={"code": "server_error", "message": body["error"]["message"]})
-                errors.append(entry)
-                continue
-        out.append(entry)
-    output.write_text("".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in out), encoding="utf-8")
-    if style == "openai":
-        error_file = output.with_name(output.stem + ".errors.jsonl")
-        error_file.write_text("".join(json.dumps(entry) + "\n" for entry in errors), encoding="utf-8")
-        return [output, error_file]
-    return [output]
+def run_batch(server: ModelServer, requests: Path, output: Path, *, style: str = "vllm", drop=frozenset()):
+    return run_batch_standin.run_batch(server.base_url, requests, output, style=style, drop=drop, key=KEY)
 
 
 # ---------------------------------------------------------------------------------------------
