@@ -110,8 +110,38 @@ def evaluate_parser() -> argparse.ArgumentParser:
                        help=f"the official scorer version whose rules score the run, newest first and by "
                             f"default ({versions}; docs/protocol.md lists what differs)")
     add_judge_arguments(parser)
+    add_cost_arguments(parser)
     add_protocol_arguments(parser)
     return parser
+
+
+def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
+    """--estimate, --judge-price, --judge-budget (SPEC §18, docs/judge.md "Cost")."""
+    group = parser.add_argument_group("Judge cost", "What the Judge requests cost (docs/judge.md).")
+    group.add_argument("--estimate", action="store_true",
+                       help="print the Judge requests the cache does not hold, their estimated tokens and cost "
+                            "(online and batch), and exit 0 without sending anything")
+    group.add_argument("--judge-price", default=None, metavar="IN,OUT",
+                       help="USD per million input and output tokens (a third number prices cached input): "
+                            "the estimate's cost and the summary's judge.cost")
+    group.add_argument("--judge-budget", type=float, default=None, metavar="USD",
+                       help="stop the run cleanly when this run's Judge spend reaches USD (needs --judge-price); "
+                            "a rerun resumes from the cache")
+
+
+def cost_settings(args: argparse.Namespace, judge):
+    """The Judge settings with --judge-price / --judge-budget, checked; --estimate needs the Judge."""
+    from eval.judge_cost import check_budget, parse_price
+
+    if judge is None:
+        for flag, given in (("--estimate", args.estimate), ("--judge-price", args.judge_price is not None),
+                            ("--judge-budget", args.judge_budget is not None)):
+            if given:
+                raise ConfigError(f"{flag} is about the Judge, and --skip-judge asks none", f"drop {flag} or --skip-judge")
+        return None
+    price = None if args.judge_price is None else parse_price(args.judge_price)
+    check_budget(args.judge_budget, price)
+    return dataclasses.replace(judge, price=price, budget=args.judge_budget)
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -210,6 +240,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         from eval.judge_cache import check_cache_file  # a foreign file is refused before any file changes
 
         check_cache_file(args.judge_cache or args.output_dir / "judge_cache.sqlite")
+    judge = cost_settings(args, judge)  # issue 32: --judge-price, --judge-budget, --estimate
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={key: value for key, value in (("rule_set", args.rule_set),
@@ -218,7 +249,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                      judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
                      protocol=args.protocol, release_dir=args.release_dir,
                      trust_release_code=args.trust_release_code, only=args.only, exclude=args.exclude,
-                     oracle=args.oracle)
+                     oracle=args.oracle, estimate=args.estimate)
 
 
 def check_protocol_flags(args: argparse.Namespace) -> None:

@@ -37,6 +37,8 @@ class JudgeSettings(Endpoint):
     params: dict | None = None  # chat request parameters a benchmark asks for instead of the shared ones
     repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
+    price: object = None  # eval.judge_cost.Price (--judge-price), or None: no cost is computed (SPEC §18)
+    budget: float | None = None  # --judge-budget USD: the run stops cleanly when its spend reaches it
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class RunConfig:
     only: Path | None = None           # score only the ids listed in this file (SPEC §16)
     exclude: Path | None = None        # score all but the ids listed in this file (SPEC §16)
     oracle: bool = False               # score each row's reference as its prediction (SPEC §16)
+    estimate: bool = False             # print the Judge calls, tokens and cost still to pay; send nothing (SPEC §18)
 
     @property
     def skip_judge(self) -> bool:

@@ -37,6 +37,7 @@ from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLIN
                          JudgeSettings)
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
+from eval.judge_cost import budget_error, cost_block, reply_cost
 from eval.locking import hold_lock
 from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
     CHAT,
@@ -286,11 +287,13 @@ class JudgeStats:
     repairs: dict[str, int] = field(default_factory=dict)  # prompt name -> verdicts valid after a repair turn
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
 
-    def add_usage(self, name: str, usage: dict[str, int]) -> None:
+    def add_usage(self, name: str, usage: dict[str, int], cached: int | None = None) -> None:
         totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
         totals["replies"] += 1
         for key in ("input_tokens", "output_tokens", "total_tokens"):
             totals[key] += usage.get(key, 0)
+        if cached is not None:  # only where the provider reports its prompt cache (SPEC §18)
+            totals["cached_input_tokens"] = totals.get("cached_input_tokens", 0) + cached
 
 
 @dataclass
@@ -314,6 +317,8 @@ class JudgeSession:
     inflight: dict[str, asyncio.Task] = field(default_factory=dict)
     replies: dict[tuple[str, str], dict] = field(default_factory=dict)
     first_error: BaseException | None = None
+    spent: float = 0.0  # USD of this run's replies at --judge-price (SPEC §18)
+    budget_stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -427,6 +432,9 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
     settings = session.settings
     where = f"case {case_id} ({name} prompt)"
     async with session.pool.slot() as client:
+        if settings.budget is not None and session.spent >= settings.budget:
+            session.budget_stopped = True  # no new request (SPEC §18); those in flight finish and are cached
+            raise _Aborted()
         try:
             reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
                                secrets=(settings.api_key,), max_retries=settings.max_retries)
@@ -453,7 +461,10 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
         label = "incomplete response" if isinstance(error, IncompleteReply) else "invalid Judge verdict"
         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
                          hint="the verdicts received so far are cached; rerun to resume") from None
-    session.stats.add_usage(name, reply.usage)
+    cached = openai_api.cached_input_tokens(reply.payload)
+    session.stats.add_usage(name, reply.usage, cached)
+    if settings.price is not None:
+        session.spent += reply_cost(reply.usage, cached, settings.price, body, text)
     return text, reply.usage
 
 
@@ -490,13 +501,24 @@ async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
             last_notice = now
 
 
+def first_body(settings: JudgeSettings, shape: RequestShape | None, request: JudgeRequest) -> bytes:
+    """The exact body of a request's first turn (its cache key's bytes): shared with the estimate
+    and the Batch path (SPEC §18), so that all three ask the very same question."""
+    schema = verdict_schema(request.validate) if settings.structured else None
+    return request_body(settings, request.prompt, schema) if shape is None else shape.body(request.prompt)
+
+
+def request_url(settings: JudgeSettings, shape: RequestShape | None) -> str:
+    """The URL the requests go to (part of every cache key)."""
+    return endpoint_url(settings) if shape is None else openai_api.endpoint_url(settings.api_base, shape.kind)
+
+
 async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP;
     an invalid one is asked about once more in a repair turn (SPEC §10) unless --judge-repairs 0."""
     settings = session.settings
     schema = verdict_schema(request.validate) if settings.structured else None
-    body = (request_body(settings, request.prompt, schema) if session.shape is None
-            else session.shape.body(request.prompt))
+    body = first_body(settings, session.shape, request)
     key, text, owner, cached = await _reply_for(session, request, body)
     try:
         verdict = request.validate(text)
@@ -598,8 +620,7 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                             backoff_max_s=settings.backoff_max)
     async with client_pool(settings.concurrency, settings.timeout) as pool:
         session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
-                               url=endpoint_url(settings) if shape is None else openai_api.endpoint_url(
-                                   settings.api_base, shape.kind),
+                               url=request_url(settings, shape),
                                kind=endpoint_kind(settings.model) if shape is None else shape.kind,
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar)
@@ -641,6 +662,8 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
             stats.failures, stats.rate_limited = health.failures, health.rate_limited
         if session.first_error is not None:
             raise session.first_error
+        if session.budget_stopped:
+            raise budget_error(session.spent, settings.budget, health.sent)
         return verdicts, session.replies
 
 
@@ -663,6 +686,7 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "deduplicated": stats.deduplicated,
         "repairs": dict(sorted(stats.repairs.items())),
         "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
+        **({"cost": cost_block(stats.usage, settings.price, settings.budget)} if settings.price is not None else {}),
     }
 
 

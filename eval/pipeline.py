@@ -269,6 +269,10 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     prompts = bench.prompt_sets[config.prompt_set]
     # Every prompt is built before the output directory changes (a release's table may lack a language).
     requests = None if config.judge is None else prompts.judge_requests(rows, predictions)
+    if config.estimate:  # SPEC §18: before the lock; nothing is sent and no file changes
+        from eval.judge_estimate import print_estimate
+
+        return print_estimate(requests, config.judge, prompts, config.cache_path)
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
