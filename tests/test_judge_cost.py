@@ -205,6 +205,9 @@ def test_a_budget_reached_in_evaluate_exits_like_an_interrupted_run_and_writes_n
                          "0.2", "--judge-concurrency", "1"], server.base_url, tmp_path)
         assert done.returncode == 130, done.stderr
         assert done.stderr.count("\n") == 2 and "stopped at the Judge budget" in done.stderr
+        shown = " ".join((ROOT / "docs" / "judge.md").read_text(encoding="utf-8").split())
+        line = done.stderr.splitlines()[0].removeprefix("error: ")
+        assert line in shown  # the message docs/judge.md quotes
         assert "no result was written" in done.stderr and not (out / "summary.json").exists()
         sent = posts(server)
         assert sent == 2 and count_replies(out / "judge_cache.sqlite") == 2
@@ -214,3 +217,12 @@ def test_a_budget_reached_in_evaluate_exits_like_an_interrupted_run_and_writes_n
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["judge"]["cache_hits"] == 2
     assert summary["judge"]["cost"]["usd"] == pytest.approx((summary["judge"]["calls"]) * 0.11)
+
+
+def test_the_estimate_docs_judge_md_shows_is_the_one_the_bundled_set_gives(tmp_path):
+    shown = (ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
+    with JudgeServer(lambda request: pytest.fail("contacted")) as silent:
+        done = evaluate(["--output-dir", str(tmp_path / "run"), "--estimate", "--judge-price", "1.25,10"],
+                        silent.base_url, tmp_path)
+    assert done.returncode == 0 and done.stdout.count("\n") == 5
+    assert "```\n" + done.stdout + "```" in shown
