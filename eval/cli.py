@@ -127,6 +127,14 @@ def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--judge-budget", type=float, default=None, metavar="USD",
                        help="stop the run cleanly when this run's Judge spend reaches USD (needs --judge-price); "
                             "a rerun resumes from the cache")
+    group.add_argument("--judge-batch", action="store_true",
+                       help="send the requests the cache does not hold as OpenAI Batch jobs (about half the price), "
+                            "wait, then ask online only what failed; a rerun re-attaches to batches in flight")
+    group.add_argument("--judge-batch-wait", type=float, default=None, metavar="SECONDS",
+                       help="stop waiting for the batches after SECONDS (exit 130; rerun to re-attach) "
+                            "(default: until they end)")
+    group.add_argument("--judge-batch-poll", type=float, default=30.0, metavar="SECONDS",
+                       help="seconds between two looks at the batches (default: %(default)s)")
 
 
 def cost_settings(args: argparse.Namespace, judge):
@@ -135,13 +143,25 @@ def cost_settings(args: argparse.Namespace, judge):
 
     if judge is None:
         for flag, given in (("--estimate", args.estimate), ("--judge-price", args.judge_price is not None),
-                            ("--judge-budget", args.judge_budget is not None)):
+                            ("--judge-budget", args.judge_budget is not None), ("--judge-batch", args.judge_batch)):
             if given:
                 raise ConfigError(f"{flag} is about the Judge, and --skip-judge asks none", f"drop {flag} or --skip-judge")
         return None
     price = None if args.judge_price is None else parse_price(args.judge_price)
     check_budget(args.judge_budget, price)
-    return dataclasses.replace(judge, price=price, budget=args.judge_budget)
+    batch_flags = (("--judge-batch-wait", args.judge_batch_wait is not None),
+                   ("--judge-batch-poll", args.judge_batch_poll != 30.0))
+    for flag, given in batch_flags if not args.judge_batch else ():
+        if given:
+            raise ConfigError(f"{flag} applies to --judge-batch only", "add --judge-batch, or drop it")
+    if args.judge_batch and args.judge_budget is not None:
+        raise ConfigError("--judge-budget stops online requests one by one; a Batch job is paid as a whole",
+                          "drop --judge-budget with --judge-batch (--estimate prints the batch cost first)")
+    for flag, value in (("--judge-batch-wait", args.judge_batch_wait), ("--judge-batch-poll", args.judge_batch_poll)):
+        if value is not None and not (value >= 0 and value < float("inf")):
+            raise ConfigError(f"{flag} must be 0 or more seconds, got {value}")
+    return dataclasses.replace(judge, price=price, budget=args.judge_budget, batch=args.judge_batch,
+                               batch_wait=args.judge_batch_wait, batch_poll=args.judge_batch_poll)
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:

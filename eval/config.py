@@ -39,6 +39,9 @@ class JudgeSettings(Endpoint):
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
     price: object = None  # eval.judge_cost.Price (--judge-price), or None: no cost is computed (SPEC §18)
     budget: float | None = None  # --judge-budget USD: the run stops cleanly when its spend reaches it
+    batch: bool = False  # --judge-batch: what the cache lacks goes as OpenAI Batch jobs first (SPEC §18)
+    batch_wait: float | None = None  # --judge-batch-wait: seconds to wait for the batches (None: until done)
+    batch_poll: float = 30.0  # --judge-batch-poll: seconds between two looks at the batches
 
 
 @dataclass(frozen=True)

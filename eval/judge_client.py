@@ -692,7 +692,7 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
 
 def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                 prompt_versions: dict[str, str], progress: bool = True,
-                shape: RequestShape | None = None) -> JudgeRun:
+                shape: RequestShape | None = None, prefill: Callable | None = None) -> JudgeRun:
     """Ask every request under the cache file's lock (one run per cache, SPEC §10).
 
     Raises JudgeError or ConfigError on abort (ProviderDown when the provider stays down);
@@ -701,21 +701,28 @@ def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_pat
     cache_path = Path(cache_path)
     with hold_lock(cache_path, "Judge cache", is_dir=False):
         cache = open_cache(cache_path)
-        try:
+        try:  # `prefill` (eval/judge_batch.py, --judge-batch) fills the cache first; the online pass then asks the rest
+            batch = None if prefill is None else prefill(
+                requests, settings, shape, cache, lambda line: print(f"Judge: {line}", file=sys.stderr, flush=True))
             verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress, shape))
         finally:
             cache.close()
-    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions, shape))
+    block = judge_block(settings, stats, prompt_versions, shape)
+    if batch is not None:
+        block["batch"] = batch.block()
+        if settings.price is not None:
+            block["cost"] = cost_block(stats.usage, settings.price, settings.budget, batch.usage)
+    return JudgeRun(verdicts, replies, block)
 
 
 def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                       prompt_versions: dict[str, str], progress: bool = True,
-                      shape: RequestShape | None = None,
+                      shape: RequestShape | None = None, prefill: Callable | None = None,
                       ) -> tuple[dict[tuple[str, str], dict], dict]:
     """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
     mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
 
     Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
     """
-    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress, shape)
+    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress, shape, prefill)
     return Verdicts(run.verdicts, replies=run.replies), run.block

@@ -80,12 +80,14 @@ def usage_cost(usage: dict[str, dict[str, int]], price: Price) -> float:
                         counts.get("cached_input_tokens", 0)) for counts in usage.values())
 
 
-def cost_block(usage: dict[str, dict[str, int]], price: Price | None, budget: float | None) -> dict | None:
-    """The summary's `judge.cost` (None without a price): this run's spend at the given price."""
+def cost_block(usage: dict[str, dict[str, int]], price: Price | None, budget: float | None,
+               batch_usage: dict[str, dict[str, int]] | None = None) -> dict | None:
+    """The summary's `judge.cost` (None without a price): this run's spend at the given price,
+    answers from a Batch job at BATCH_DISCOUNT."""
     if price is None:
         return None
-    return {"price_usd_per_million_tokens": price.as_dict(), "usd": round(usage_cost(usage, price), 6),
-            "budget_usd": budget}
+    spent = usage_cost(usage, price) + BATCH_DISCOUNT * usage_cost(batch_usage or {}, price)
+    return {"price_usd_per_million_tokens": price.as_dict(), "usd": round(spent, 6), "budget_usd": budget}
 
 
 class BudgetReached(HarnessError):

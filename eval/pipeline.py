@@ -285,9 +285,12 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
             settings = config.judge
             if prompts.params is not None:  # the prompt set's own parameters (eval/benchmark.py PromptSet)
                 settings = replace(settings, params=dict(prompts.params))
+            prefill = None
+            if settings.batch:  # SPEC §18: the cache's missing requests go as Batch jobs first
+                from eval.judge_batch import fill_cache_by_batch as prefill
             verdicts, judge_block = judge_client.run_judge_prompts(
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
-                shape=None if prompts.shape is None else prompts.shape(settings))
+                shape=None if prompts.shape is None else prompts.shape(settings), prefill=prefill)
         with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
         if config.log_samples:
