@@ -11,12 +11,14 @@ import sys
 
 from eval.cli import benchmark_and_source, prepare_parser, run_cli
 from eval.pipeline import export_model_inputs
+from eval.predict_batch import prepare_settings
 
 
 def main(argv: list[str] | None = None) -> int:
     args = prepare_parser().parse_args(argv)
     benchmark, source = benchmark_and_source(args)
-    return export_model_inputs(benchmark, source, args.limit, args.output)
+    return export_model_inputs(benchmark, source, args.limit, args.output,
+                               prepare_settings(args.format, vars(args)))
 
 
 if __name__ == "__main__":

@@ -128,8 +128,58 @@ def evaluate_parser() -> argparse.ArgumentParser:
         help="calibration.json of this Judge (python -m eval.calibrate; refused if made with another Judge model, "
              "endpoint kind, parameters or prompt versions): its agreement per prompt kind goes into the summary, "
              "signature and reports")
+    add_cost_arguments(parser)
     add_protocol_arguments(parser)
     return parser
+
+
+def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
+    """--estimate, --judge-price, --judge-budget (SPEC §18, docs/judge.md "Cost")."""
+    group = parser.add_argument_group("Judge cost", "What the Judge requests cost (docs/judge.md).")
+    group.add_argument("--estimate", action="store_true",
+                       help="print the Judge requests the cache does not hold, their estimated tokens and cost "
+                            "(online and batch), and exit 0 without sending anything")
+    group.add_argument("--judge-price", default=None, metavar="IN,OUT",
+                       help="USD per million input and output tokens (a third number prices cached input): "
+                            "the estimate's cost and the summary's judge.cost")
+    group.add_argument("--judge-budget", type=float, default=None, metavar="USD",
+                       help="stop the run cleanly when this run's Judge spend reaches USD (needs --judge-price); "
+                            "a rerun resumes from the cache")
+    group.add_argument("--judge-batch", action="store_true",
+                       help="send the requests the cache does not hold as OpenAI Batch jobs (about half the price), "
+                            "wait, then ask online only what failed; a rerun re-attaches to batches in flight")
+    group.add_argument("--judge-batch-wait", type=float, default=None, metavar="SECONDS",
+                       help="stop waiting for the batches after SECONDS (exit 130; rerun to re-attach) "
+                            "(default: until they end)")
+    group.add_argument("--judge-batch-poll", type=float, default=30.0, metavar="SECONDS",
+                       help="seconds between two looks at the batches (default: %(default)s)")
+
+
+def cost_settings(args: argparse.Namespace, judge):
+    """The Judge settings with --judge-price / --judge-budget, checked; --estimate needs the Judge."""
+    from eval.judge_cost import check_budget, parse_price
+
+    if judge is None:
+        for flag, given in (("--estimate", args.estimate), ("--judge-price", args.judge_price is not None),
+                            ("--judge-budget", args.judge_budget is not None), ("--judge-batch", args.judge_batch)):
+            if given:
+                raise ConfigError(f"{flag} is about the Judge, and --skip-judge asks none", f"drop {flag} or --skip-judge")
+        return None
+    price = None if args.judge_price is None else parse_price(args.judge_price)
+    check_budget(args.judge_budget, price)
+    batch_flags = (("--judge-batch-wait", args.judge_batch_wait is not None),
+                   ("--judge-batch-poll", args.judge_batch_poll != 30.0))
+    for flag, given in batch_flags if not args.judge_batch else ():
+        if given:
+            raise ConfigError(f"{flag} applies to --judge-batch only", "add --judge-batch, or drop it")
+    if args.judge_batch and args.judge_budget is not None:
+        raise ConfigError("--judge-budget stops online requests one by one; a Batch job is paid as a whole",
+                          "drop --judge-budget with --judge-batch (--estimate prints the batch cost first)")
+    for flag, value in (("--judge-batch-wait", args.judge_batch_wait), ("--judge-batch-poll", args.judge_batch_poll)):
+        if value is not None and not (value >= 0 and value < float("inf")):
+            raise ConfigError(f"{flag} must be 0 or more seconds, got {value}")
+    return dataclasses.replace(judge, price=price, budget=args.judge_budget, batch=args.judge_batch,
+                               batch_wait=args.judge_batch_wait, batch_poll=args.judge_batch_poll)
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -152,6 +202,13 @@ def prepare_parser() -> argparse.ArgumentParser:
                                        "InstTrans-Bench, Sandglass-Bench or IFMTBench data.")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
+    # issue 32: --format openai-batch writes Batch API request lines with predict.py's own model flags
+    from eval.predict_command import add_model_arguments
+
+    parser.add_argument("--format", choices=("inputs", "openai-batch"), default="inputs",
+                        help="inputs: {case_id, messages} rows for predict.py; openai-batch: one OpenAI Batch "
+                             "API / vLLM run_batch request line per instance (needs --model) (default: %(default)s)")
+    add_model_arguments(parser, required=False)
     return parser
 
 
@@ -244,6 +301,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         from eval.judge_cache import check_cache_file  # a foreign file is refused before any file changes
 
         check_cache_file(args.judge_cache or args.output_dir / "judge_cache.sqlite")
+    judge = cost_settings(args, judge)  # issue 32: --judge-price, --judge-budget, --estimate
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
                      options={key: value for key, value in (("rule_set", args.rule_set),
@@ -252,7 +310,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                      judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
                      judge_calibration=getattr(args, "judge_calibration", None), protocol=args.protocol, release_dir=args.release_dir,
                      trust_release_code=args.trust_release_code, only=args.only, exclude=args.exclude,
-                     oracle=args.oracle)
+                     oracle=args.oracle, estimate=args.estimate)
 
 
 def check_protocol_flags(args: argparse.Namespace) -> None:

@@ -13,6 +13,7 @@ import sys
 from eval.cli import benchmark_and_source, evaluate_parser, paused_collector, prepare_parser, run_config_from_args
 from eval.exits import run_cli
 from eval.pipeline import export_model_inputs, run_evaluation
+from eval.predict_batch import prepare_settings
 
 
 def evaluate_main(argv: list[str] | None = None) -> int:
@@ -24,7 +25,8 @@ def evaluate_main(argv: list[str] | None = None) -> int:
 def prepare_main(argv: list[str] | None = None) -> int:
     args = prepare_parser().parse_args(argv)
     benchmark, source = benchmark_and_source(args)
-    return export_model_inputs(benchmark, source, args.limit, args.output)
+    return export_model_inputs(benchmark, source, args.limit, args.output,
+                               prepare_settings(args.format, vars(args)))
 
 
 def evaluate_command() -> None:

@@ -38,6 +38,11 @@ class JudgeSettings(Endpoint):
     repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
     max_tokens: int | None = None  # --judge-max-tokens: the reply's token limit instead of the request's own
+    price: object = None  # eval.judge_cost.Price (--judge-price), or None: no cost is computed (SPEC §18)
+    budget: float | None = None  # --judge-budget USD: the run stops cleanly when its spend reaches it
+    batch: bool = False  # --judge-batch: what the cache lacks goes as OpenAI Batch jobs first (SPEC §18)
+    batch_wait: float | None = None  # --judge-batch-wait: seconds to wait for the batches (None: until done)
+    batch_poll: float = 30.0  # --judge-batch-poll: seconds between two looks at the batches
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class RunConfig:
     only: Path | None = None           # score only the ids listed in this file (SPEC §16)
     exclude: Path | None = None        # score all but the ids listed in this file (SPEC §16)
     oracle: bool = False               # score each row's reference as its prediction (SPEC §16)
+    estimate: bool = False             # print the Judge calls, tokens and cost still to pay; send nothing (SPEC §18)
 
     @property
     def skip_judge(self) -> bool:

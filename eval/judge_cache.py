@@ -26,7 +26,8 @@ SCHEMA_VERSION = 1
 # `PRAGMA application_id` of a cache ("ITJC"); caches written before it have 0 and are known by layout.
 APPLICATION_ID = 0x49544A43
 SQLITE_HEADER = b"SQLite format 3\x00"
-OWN_OBJECTS = frozenset({"judge_replies", "sqlite_autoindex_judge_replies_1"})
+OWN_OBJECTS = frozenset({"judge_replies", "sqlite_autoindex_judge_replies_1",
+                         "judge_batches", "sqlite_autoindex_judge_batches_1"})
 NEW_FILE_FIX = "point --judge-cache at a new file (or at an earlier Judge cache); the harness writes only its own"
 COLUMNS = ("key", "model", "endpoint_kind", "request", "reply", "created_at")
 
@@ -40,6 +41,26 @@ CREATE TABLE IF NOT EXISTS judge_replies (
     created_at REAL NOT NULL
 )
 """
+
+
+# The Batch jobs in flight (SPEC §18): made only by --judge-batch, so a cache that never saw a batch
+# keeps its layout; each input file is recorded before its batch is created, the batch id as soon as
+# it is, and `collected_at` once its answers are in judge_replies.
+_BATCH_SCHEMA = """
+CREATE TABLE IF NOT EXISTS judge_batches (
+    input_file_id TEXT PRIMARY KEY,
+    batch_id TEXT,
+    endpoint TEXT NOT NULL,
+    keys TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    collected_at REAL
+)
+"""
+
+
+def ensure_batch_table(connection: sqlite3.Connection) -> None:
+    connection.execute(_BATCH_SCHEMA)
 
 
 def cache_key(url: str, body: bytes) -> str:

@@ -37,6 +37,7 @@ from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLIN
                          JudgeSettings)
 from eval.errors import ConfigError, HarnessError, JudgeError
 from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
+from eval.judge_cost import budget_error, cost_block, reply_cost
 from eval.locking import hold_lock
 from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
     CHAT,
@@ -334,11 +335,13 @@ class JudgeStats:
     stand_in: str | None = None  # what a reply's x-stand-in header said: the Judge is a test double
     model_check: dict | None = None  # the Judge's name against the server's /models list (eval/judge_models.py)
 
-    def add_usage(self, name: str, usage: dict[str, int]) -> None:
+    def add_usage(self, name: str, usage: dict[str, int], cached: int | None = None) -> None:
         totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
         totals["replies"] += 1
         for key in ("input_tokens", "output_tokens", "total_tokens"):
             totals[key] += usage.get(key, 0)
+        if cached is not None:  # only where the provider reports its prompt cache (SPEC §18)
+            totals["cached_input_tokens"] = totals.get("cached_input_tokens", 0) + cached
 
 
 @dataclass
@@ -365,6 +368,8 @@ class JudgeSession:
     secrets: tuple[str, ...] = field(repr=False, default=())  # no stored text may hold them (SPEC §10)
     notify: Callable[[str], None] | None = None
     noticed: set[str] = field(default_factory=set)
+    spent: float = 0.0  # USD of this run's replies at --judge-price (SPEC §18)
+    budget_stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -512,11 +517,27 @@ async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) ->
         raise _abort(session, error)
 
 
+def _account(session: JudgeSession, name: str, where: str, reply, body: bytes, text: str) -> None:
+    """A paid reply's tokens into the usage, and its price into the run's spend (SPEC §18); a reply
+    whose counts are no counts (over MAX_TOKEN_COUNT) is left out, with one notice."""
+    if _absurd_usage(reply.payload):
+        _notice(session, "usage", f"the reply for {where} reports a token count above {MAX_TOKEN_COUNT:,}, which is no "
+                                  "count: replies with such counts are left out of the summary's usage")
+        return
+    cached = openai_api.cached_input_tokens(reply.payload)
+    session.stats.add_usage(name, reply.usage, cached)
+    if session.settings.price is not None:
+        session.spent += reply_cost(reply.usage, cached, session.settings.price, body, text)
+
+
 async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
     """POST one request through the run's provider health (SPEC §10) and read the answer text."""
     settings = session.settings
     where = f"case {case_id} ({name} prompt)"
     async with session.pool.slot() as client:
+        if settings.budget is not None and session.spent >= settings.budget:
+            session.budget_stopped = True  # no new request (SPEC §18); those in flight finish and are cached
+            raise _Aborted()
         try:
             reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
                                secrets=(settings.api_key,), max_retries=settings.max_retries)
@@ -542,17 +563,12 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
     except ValueError as error:  # ProviderFailure cannot reach here: send retries errors in a 200
         cut = isinstance(error, IncompleteReply)
         if cut and settings.repairs > 0 and session.shape is None:  # asked again, with a hint (ask_judge)
-            if not _absurd_usage(reply.payload):
-                session.stats.add_usage(name, reply.usage)
+            _account(session, name, where, reply, body, getattr(error, "text", ""))
             raise _CutReply(str(error), getattr(error, "text", "")) from None
         label = "incomplete response" if cut else "invalid Judge verdict"
         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
                          hint=_repeat_hint(session, cut=cut)) from None
-    if _absurd_usage(reply.payload):
-        _notice(session, "usage", f"the reply for {where} reports a token count above {MAX_TOKEN_COUNT:,}, which is no "
-                                  "count: replies with such counts are left out of the summary's usage")
-    else:
-        session.stats.add_usage(name, reply.usage)
+    _account(session, name, where, reply, body, text)
     if session.stats.stand_in is None:
         session.stats.stand_in = stand_in_of(reply.headers)
     return text, reply.usage
@@ -600,13 +616,24 @@ async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
             last_notice = now
 
 
+def first_body(settings: JudgeSettings, shape: RequestShape | None, request: JudgeRequest) -> bytes:
+    """The exact body of a request's first turn (its cache key's bytes): shared with the estimate
+    and the Batch path (SPEC §18), so that all three ask the very same question."""
+    schema = verdict_schema(request.validate) if settings.structured else None
+    return request_body(settings, request.prompt, schema) if shape is None else shape.body(request.prompt)
+
+
+def request_url(settings: JudgeSettings, shape: RequestShape | None) -> str:
+    """The URL the requests go to (part of every cache key)."""
+    return endpoint_url(settings) if shape is None else openai_api.endpoint_url(settings.api_base, shape.kind)
+
+
 async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     """The validated verdict for one prompt: from the cache, a shared in-flight request, or HTTP;
     an invalid one is asked about once more in a repair turn (SPEC §10) unless --judge-repairs 0."""
     settings = session.settings
     schema = verdict_schema(request.validate) if settings.structured else None
-    body = (request_body(settings, request.prompt, schema) if session.shape is None
-            else session.shape.body(request.prompt))
+    body = first_body(settings, session.shape, request)
     try:
         key, text, owner, cached = await _reply_for(session, request, body)
     except _CutReply as cut:  # the verdict was cut off: one repair turn says so (SPEC §10)
@@ -756,8 +783,7 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                             backoff_max_s=settings.backoff_max)
     async with client_pool(settings.concurrency, settings.timeout) as pool:
         session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
-                               url=endpoint_url(settings) if shape is None else openai_api.endpoint_url(
-                                   settings.api_base, shape.kind),
+                               url=request_url(settings, shape),
                                kind=endpoint_kind(settings.model) if shape is None else shape.kind,
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar, secrets=stored_secrets(settings), notify=notify)
@@ -807,6 +833,8 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
             stats.failures, stats.rate_limited = health.failures, health.rate_limited
         if session.first_error is not None:
             raise session.first_error
+        if session.budget_stopped:
+            raise budget_error(session.spent, settings.budget, health.sent)
         return verdicts, session.replies
 
 
@@ -831,12 +859,13 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
         "usage": {name: dict(counts) for name, counts in sorted(stats.usage.items())},
         **({"stand_in": stats.stand_in} if getattr(stats, "stand_in", None) else {}),  # only a test double
         **({} if getattr(stats, "model_check", None) is None else {"model_check": stats.model_check}),
+        **({"cost": cost_block(stats.usage, settings.price, settings.budget)} if settings.price is not None else {}),
     }
 
 
 def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                 prompt_versions: dict[str, str], progress: bool = True,
-                shape: RequestShape | None = None) -> JudgeRun:
+                shape: RequestShape | None = None, prefill: Callable | None = None) -> JudgeRun:
     """Ask every request under the cache file's lock (one run per cache, SPEC §10).
 
     Raises JudgeError or ConfigError on abort (ProviderDown when the provider stays down);
@@ -845,21 +874,28 @@ def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_pat
     cache_path = Path(cache_path)
     with hold_lock(cache_path, "Judge cache", is_dir=False):
         cache = open_cache(cache_path)
-        try:
+        try:  # `prefill` (eval/judge_batch.py, --judge-batch) fills the cache first; the online pass then asks the rest
+            batch = None if prefill is None else prefill(
+                requests, settings, shape, cache, lambda line: print(f"Judge: {line}", file=sys.stderr, flush=True))
             verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress, shape))
         finally:
             cache.close()
-    return JudgeRun(verdicts, replies, judge_block(settings, stats, prompt_versions, shape))
+    block = judge_block(settings, stats, prompt_versions, shape)
+    if batch is not None:
+        block["batch"] = batch.block()
+        if settings.price is not None:
+            block["cost"] = cost_block(stats.usage, settings.price, settings.budget, batch.usage)
+    return JudgeRun(verdicts, replies, block)
 
 
 def run_judge_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_path: Path,
                       prompt_versions: dict[str, str], progress: bool = True,
-                      shape: RequestShape | None = None,
+                      shape: RequestShape | None = None, prefill: Callable | None = None,
                       ) -> tuple[dict[tuple[str, str], dict], dict]:
     """Ask every request; returns verdicts by (case_id, name) and the `judge` block. The verdicts
     mapping is a `Verdicts`: its `.replies` gives each one's cache key and raw reply (audit).
 
     Raises JudgeError or ConfigError on abort; replies received before it stay in the cache.
     """
-    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress, shape)
+    run = ask_prompts(requests, settings, cache_path, prompt_versions, progress, shape, prefill)
     return Verdicts(run.verdicts, replies=run.replies), run.block

@@ -245,6 +245,20 @@ def usage_of(payload: object) -> dict[str, int]:
     return spent
 
 
+def cached_input_tokens(payload: object) -> int | None:
+    """The prompt tokens the provider served from its prompt cache (`usage.prompt_tokens_details.
+    cached_tokens` on chat, `usage.input_tokens_details.cached_tokens` on Responses); None where
+    the provider does not say (SPEC §18)."""
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    for name in ("prompt_tokens_details", "input_tokens_details"):
+        details = usage.get(name)
+        if isinstance(details, dict) and _count(details.get("cached_tokens")) is not None:
+            return _count(details.get("cached_tokens"))
+    return None
+
+
 def parse_answer(kind: str, payload: object) -> Answer:
     """The final answer of a 200 body (SPEC §13); ValueError when the body is not a response.
 

@@ -325,6 +325,10 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     if settings is not None and prompts.params is not None:  # the prompt set's own parameters (eval/benchmark.py PromptSet)
         settings = replace(settings, params=dict(prompts.params))
     calibration = judge_calibration(bench, config, prompts, settings)  # refused before anything changes
+    if config.estimate:  # SPEC §18: before the lock; nothing is sent and no file changes
+        from eval.judge_estimate import print_estimate
+
+        return print_estimate(requests, config.judge, prompts, config.cache_path)
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -335,9 +339,12 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         if config.judge is not None:
             from eval import judge_client
 
+            prefill = None
+            if settings.batch:  # SPEC §18: the cache's missing requests go as Batch jobs first
+                from eval.judge_batch import fill_cache_by_batch as prefill
             verdicts, judge_block = judge_client.run_judge_prompts(
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
-                shape=None if prompts.shape is None else prompts.shape(settings))
+                shape=None if prompts.shape is None else prompts.shape(settings), prefill=prefill)
             judge_block["calibration"] = calibration  # None: uncalibrated (SPEC §17)
         with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
             scores = bench.score_rows(rows, predictions, verdicts, config)
@@ -392,11 +399,20 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     return 0
 
 
-def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, output: Path) -> int:
-    """prepare_inputs.py: one `{case_id, messages}` line per row, never the reference."""
+def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, output: Path, batch=None) -> int:
+    """prepare_inputs.py: one `{case_id, messages}` line per row, never the reference; with `batch`
+    (PredictSettings, --format openai-batch) one Batch API request line per row instead (SPEC §18)."""
     bench = get_benchmark(benchmark)
     data = load_benchmark_data(bench, source)
     rows = data.rows[:limit] if limit else data.rows
+    if batch is not None:
+        from eval.predict import InputRow
+        from eval.predict_batch import batch_written_line, write_batch_requests
+
+        inputs = [bench.model_input(row) for row in rows]
+        paths = write_batch_requests([InputRow(entry["case_id"], entry["messages"]) for entry in inputs], batch, output)
+        print(batch_written_line(len(rows), bench.title, batch, paths))
+        return 0
     write_atomic(output, jsonl_lines(bench.model_input(row) for row in rows))
     print(f"wrote {len(rows)} {bench.title} model inputs to {output}")
     return 0

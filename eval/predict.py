@@ -97,8 +97,9 @@ def build_settings(*, model: str, api_base: str, api_key: str, endpoint: str = "
                    temperature: float | None = None, top_p: float | None = None, max_tokens: int | None = None,
                    seed: int | None = None, reasoning_effort: str | None = None, extra_body: str | None = None,
                    concurrency: int = DEFAULT_CONCURRENCY, timeout: float = DEFAULT_TIMEOUT_S,
-                   deadline_s: float = DEFAULT_DEADLINE_S) -> PredictSettings:
-    """Check every setting before anything is read or sent (SPEC §13); ConfigError names the flag."""
+                   deadline_s: float = DEFAULT_DEADLINE_S, offline: bool = False) -> PredictSettings:
+    """Check every setting before anything is read or sent (SPEC §13); ConfigError names the flag.
+    `offline`: no server is asked (Batch request or output files, SPEC §18), so MODEL_API_* are not needed."""
     from eval.provider import check_api_endpoint
 
     model = (model or "").strip()
@@ -115,12 +116,13 @@ def build_settings(*, model: str, api_base: str, api_key: str, endpoint: str = "
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)
-    check_api_endpoint("MODEL_API_BASE", "MODEL_API_KEY", api_base, api_key,
-                       missing_hint="export MODEL_API_BASE=http://HOST:PORT/v1 and MODEL_API_KEY=... "
-                                    "(any non-empty value for a local server without keys)",
-                       example="e.g. http://127.0.0.1:8000/v1",
-                       endpoint_hint="give the base only (e.g. http://127.0.0.1:8000/v1); --endpoint picks the "
-                                     "endpoint")
+    if not offline:
+        check_api_endpoint("MODEL_API_BASE", "MODEL_API_KEY", api_base, api_key,
+                           missing_hint="export MODEL_API_BASE=http://HOST:PORT/v1 and MODEL_API_KEY=... "
+                                        "(any non-empty value for a local server without keys)",
+                           example="e.g. http://127.0.0.1:8000/v1",
+                           endpoint_hint="give the base only (e.g. http://127.0.0.1:8000/v1); --endpoint picks the "
+                                         "endpoint")
     kind = endpoint_kind_for(model, endpoint)
     params = request_params(kind, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                             reasoning_effort=reasoning_effort)
@@ -402,6 +404,12 @@ def build_meta(settings: PredictSettings, *, inputs_path: Path, inputs_sha256: s
     }
 
 
+def kept_from(previous: dict | None) -> dict:
+    """What a rerun keeps of the meta it resumes: the `batch` block of a file that
+    `predict.py --from-batch-output` started (SPEC §18), whose errors this run may now fill."""
+    return {"batch": previous["batch"]} if previous and "batch" in previous else {}
+
+
 def gateway_of(engine: dict | None, split: int) -> dict | None:
     """What a gateway in front of the engine says of itself and of what it changed: LiteLLM's
     version, the upstream model and server it routed to, and how many answers came back with the
@@ -679,7 +687,8 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
             write_atomic(meta_path, json.dumps(build_meta(
                 settings, inputs_path=inputs_path, inputs_sha256=inputs_sha256, n_inputs=len(inputs),
                 records=list(written.values()), runs=runs, engine=engine,
-                started_at=started_at or run_entry["started_at"]), ensure_ascii=False, indent=2) + "\n")
+                started_at=started_at or run_entry["started_at"]) | kept_from(previous), ensure_ascii=False,
+                indent=2) + "\n")
             writer = AnswerWriter(output_path)
             try:
                 found, signum = _run_with_signals(
@@ -700,7 +709,7 @@ def run_predict(settings: PredictSettings, inputs_path: Path, output_path: Path,
                          stopped_by=signal.Signals(signum).name if signum else
                          (type(state.first_error).__name__ if state.first_error else None))
         meta = build_meta(settings, inputs_path=inputs_path, inputs_sha256=inputs_sha256, n_inputs=len(inputs),
-                          records=records, runs=runs, engine=engine, started_at=started_at or run_entry["started_at"])
+                          records=records, runs=runs, engine=engine, started_at=started_at or run_entry["started_at"]) | kept_from(previous)
         if meta["complete"]:  # the final pass: one atomic rewrite in input order
             write_atomic(output_path, jsonl_lines(records))
         write_atomic(meta_path, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")

@@ -23,19 +23,12 @@ from eval.predict import (DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S, DEFAULT_TIMEO
                           Interrupted, build_settings, run_predict, summary_line)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = HarnessParser(
-        description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for the predictions of "
-                    "InstTrans-Bench, Sandglass-Bench or IFMTBench model inputs (from prepare_inputs.py).")
-    io = parser.add_argument_group("Inputs and output")
-    io.add_argument("--inputs", type=Path, required=True, help="model inputs written by prepare_inputs.py")
-    io.add_argument("--output", type=Path, required=True,
-                    help="predictions JSONL; its provenance goes to <stem>.meta.json beside it; "
-                         "an existing output is resumed")
-    io.add_argument("--quiet", action="store_true", help="no progress bar")
+def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """The model and its decoding parameters: shared with `prepare_inputs.py --format openai-batch`, so
+    that a Batch request line carries the very body predict.py would send online (SPEC §18)."""
     model = parser.add_argument_group(
         "Model", "Only the parameters given here are sent; anything else is the server's default.")
-    model.add_argument("--model", required=True, help="model name as the server knows it")
+    model.add_argument("--model", required=required, default=None, help="model name as the server knows it")
     model.add_argument("--endpoint", choices=ENDPOINT_CHOICES, default="auto",
                        help="auto: gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
                             "others /chat/completions (default: %(default)s)")
@@ -49,6 +42,23 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--extra-body", default=None, metavar="JSON",
                        help="a JSON object merged into every request, e.g. "
                             """'{"chat_template_kwargs": {"enable_thinking": false}}'""")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = HarnessParser(
+        description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for the predictions of "
+                    "InstTrans-Bench, Sandglass-Bench or IFMTBench model inputs (from prepare_inputs.py).")
+    io = parser.add_argument_group("Inputs and output")
+    io.add_argument("--inputs", type=Path, required=True, help="model inputs written by prepare_inputs.py")
+    io.add_argument("--output", type=Path, required=True,
+                    help="predictions JSONL; its provenance goes to <stem>.meta.json beside it; "
+                         "an existing output is resumed")
+    io.add_argument("--quiet", action="store_true", help="no progress bar")
+    io.add_argument("--from-batch-output", type=Path, action="append", default=None, metavar="FILE",
+                    help="read the answers from an OpenAI Batch or vLLM run_batch output file (repeatable: "
+                         "the output and the error file) instead of asking a server; give the --model and "
+                         "parameters given to prepare_inputs.py --format openai-batch")
+    add_model_arguments(parser)
     transport = parser.add_argument_group("Transport")
     transport.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
                            help="requests in flight at once (default: %(default)s)")
@@ -61,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.from_batch_output:  # answers already produced offline: nothing is sent (SPEC §18)
+        from eval.predict_batch import batch_summary, from_batch_output, model_settings
+
+        result = from_batch_output(model_settings(vars(args)), args.inputs, args.from_batch_output, args.output)
+        print(batch_summary(result))
+        return 0
     settings = build_settings(
         model=args.model, api_base=os.environ.get("MODEL_API_BASE", "").strip(),
         api_key=os.environ.get("MODEL_API_KEY", "").strip(), endpoint=args.endpoint,
