@@ -105,7 +105,7 @@ def test_the_docs_option_tables_name_every_flag_of_their_group():
     judge_page = (ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
     options = [line for line in section(judge_page, "## Options", "\n## ").split("\n") if line.startswith("| `--")]
     assert {FLAG.findall(line)[0] for line in options} | {"--concurrency"} \
-        == parser_flags(evaluate_parser(), ("Judge", "Judge calibration")) - {"--skip-judge"}
+        == parser_flags(evaluate_parser(), ("Judge", "Judge calibration", "Judge cost")) - {"--skip-judge"}
 
 
 @pytest.mark.parametrize("table, flags", [
