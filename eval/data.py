@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -62,7 +63,7 @@ def read_jsonl_objects(path: Path, kind: DataError | type = DataError) -> list[t
             if blank is not None:
                 raise kind(f"{path}:{number}: blank line", "remove blank lines; every line must be one JSON object")
             try:
-                value = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
+                value = json.loads(line, object_pairs_hook=_shared_object_without_repeated_keys)
             except json.JSONDecodeError as error:
                 raise kind(f"{path}:{number}: not valid JSON ({error.msg} at column {error.colno})",
                            "write one JSON object per line") from None
@@ -176,6 +177,28 @@ def _object_without_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
                 raise RepeatedKey(key)
             seen.add(key)
     return result
+
+
+SHARED_VALUE_LENGTH = 24  # strings up to this length are shared between rows: ids, codes, names
+
+
+def _shared_object_without_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
+    """`_object_without_repeated_keys` with its keys and short string values (alone or in a list)
+    interned, so that 100,000 rows hold one copy of each: json makes fresh strings on every line
+    (its key memo lives for one `loads`), 1.2 KB of a 3.1 KB row as Python objects (issue 34)."""
+    shared = []
+    for key, value in pairs:
+        if type(value) is str:
+            if len(value) <= SHARED_VALUE_LENGTH:
+                value = _intern(value)
+        elif type(value) is list:
+            value = [_intern(item) if type(item) is str and len(item) <= SHARED_VALUE_LENGTH else item
+                     for item in value]
+        shared.append((_intern(key), value))
+    return _object_without_repeated_keys(shared)
+
+
+_intern = sys.intern
 
 
 _STRING_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")

@@ -54,6 +54,8 @@ def _resample_index_chunks(n: int, samples: int, seed: int):
     numpy = single_threaded_numpy()
     rng = numpy.random.default_rng(seed)
     keep = n * samples <= _SHARED_INDICES_LIMIT
+    if keep:  # the last size's draws go before these are drawn: never two sizes' held at once (issue 34)
+        _shared_indices.clear()
     chunks = []
     step = max(2, min(100, _CHUNK_INDICES // n // 2 * 2))
     for start in range(0, samples, step):
@@ -62,7 +64,6 @@ def _resample_index_chunks(n: int, samples: int, seed: int):
             chunks.append((start, indices))
         yield start, indices
     if keep:
-        _shared_indices.clear()
         _shared_indices[key] = chunks
 
 
@@ -80,7 +81,11 @@ def single_threaded_numpy():
 def headline(scores: list[dict], field: str, known: bool = True) -> dict:
     """{value, ci95, n} for one headline metric; value and ci95 are null when any value is
     unknown, or when the metric as a whole is not measured (`known` false: the Judge skipped)."""
-    values = [float(score[field]) if score[field] is not None and known else None for score in scores]
+    return headline_of([float(score[field]) if score[field] is not None and known else None for score in scores])
+
+
+def headline_of(values: list[float | None]) -> dict:
+    """`headline` of the values themselves (None: unknown), for a caller that keeps no rows."""
     value = mean_or_none(values)
     return {"value": None if value is None else round(value, 6), "ci95": bootstrap_ci(values), "n": len(values)}
 

@@ -174,3 +174,21 @@ def test_a_file_read_through_datasets_is_refused_the_same_way(tmp_path):
     other = tmp_path / "other.jsonl"
     other.write_text(line + "\n\nnot json\n", encoding="utf-8")  # left to datasets, as before
     assert refuse_repeated_keys_and_lone_surrogates(other) is None
+
+
+def test_rows_of_one_file_share_their_keys_and_short_values(tmp_path):
+    """100,000 rows hold one copy of each key and short value (issue 34: 1.2 KB of a 3.1 KB row);
+    the texts stay each row's own, and what the rows hold is unchanged."""
+    long_text = "a translation longer than the shared length of twenty-four characters"
+    line = {"case_id_x": "row", "scenario": "academic", "constraint_ids": ["term_cross_sentence", long_text],
+            "style": {"formality": "formal"}, "reference": long_text}
+    rows = read(tmp_path, "".join(json.dumps(dict(line, case_id_x=f"row-{n}")) + "\n" for n in range(2)))
+    (_, first), (_, second) = rows
+    assert [value for _, value in rows] == [dict(line, case_id_x="row-0"), dict(line, case_id_x="row-1")]
+    assert all(a is b for a, b in zip(first, second))  # the keys
+    assert first["scenario"] is second["scenario"]
+    assert first["constraint_ids"][0] is second["constraint_ids"][0]
+    assert next(iter(first["style"])) is next(iter(second["style"]))
+    assert first["style"]["formality"] is second["style"]["formality"]
+    assert first["reference"] is not second["reference"]  # a long text is no id: not kept in the intern table
+    assert first["constraint_ids"][1] is not second["constraint_ids"][1]

@@ -266,3 +266,20 @@ def test_the_bootstrap_in_smaller_chunks_draws_what_one_call_draws(n, samples):
     assert stats.bootstrap_ci(values, samples=samples) == [round(float(low), 6), round(float(high), 6)]
     step = max(2, min(100, 1_000_000 // n // 2 * 2))  # even, so no 64-bit word is split between chunks
     assert len(list(stats._resample_index_chunks(n, samples, 1))) == -(-samples // step)
+
+
+def test_the_bootstrap_keeps_one_sizes_draws_and_lets_them_go_before_drawing_the_next():
+    """The draws kept for a second metric over the same instances are of one size only, and are
+    let go before another size's are drawn: never two sizes' (32 MB each at most) held at once."""
+    from eval import stats
+
+    stats._shared_indices.clear()
+    first = stats.bootstrap_ci([index % 2 for index in range(300)])
+    assert list(stats._shared_indices) == [(300, stats.BOOTSTRAP_SAMPLES, stats.BOOTSTRAP_SEED)]
+    draws = stats._resample_index_chunks(400, stats.BOOTSTRAP_SAMPLES, stats.BOOTSTRAP_SEED)
+    next(draws)
+    assert stats._shared_indices == {}  # the 300-value draws are gone before the first 400-value chunk
+    list(draws)
+    assert list(stats._shared_indices) == [(400, stats.BOOTSTRAP_SAMPLES, stats.BOOTSTRAP_SEED)]
+    stats._shared_indices.clear()
+    assert stats.bootstrap_ci([index % 2 for index in range(300)]) == first  # drawn again: the same interval

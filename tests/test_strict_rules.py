@@ -34,6 +34,7 @@ from eval.strict_rules import (
 )
 from eval.insttrans.strict_rules import MARKDOWN_CAPPED_FROM, _html_tags, _indent_problems
 from eval.strict_summary import (
+    strict_instance,
     add_strict_to_summary,
     rule_set_disagreements,
     strict_instances,
@@ -761,6 +762,8 @@ def test_strict_summary_rates_and_interval():
     assert strict["hard_pass_rate_strict"]["value"] == 0.5 and strict["hard_pass_rate_strict"]["n"] == 4
     assert len(strict["hard_pass_rate_strict"]["ci95"]) == 2
     assert strict["pass_rate_strict"] == {"layout_break": 0.5}
+    # one pass, nothing kept: a run hands it a generator of instances (issue 34, memory)
+    assert strict_summary(strict_instance(row, predictions[row["case_id"]]) for row in rows) == strict
 
 
 def test_a_missing_prediction_fails_every_strict_rule():

@@ -19,7 +19,7 @@ from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_option
 from eval.insttrans.scoring import score_instance
 from eval.predictions import is_missing
 from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
-from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instances, strict_summary
+from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instance, strict_summary
 from eval.types import JudgeItem, JudgeResult
 
 DEFAULT_JUDGE_MODEL = "gpt-5.6-sol"
@@ -98,7 +98,8 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
 def strict_metrics(summary: dict, rows: list[dict], predictions: dict, scores: list[dict], config: RunConfig) -> None:
     """The strict hard-pass rate and per-constraint strict rates beside the original's (SPEC §7b);
     a strict run's own scores are reused, any other run scores the strict rules once more."""
-    instances = scores if rule_set(config) == STRICT else strict_instances(rows, predictions)
+    instances = scores if rule_set(config) == STRICT else (
+        strict_instance(row, predictions.get(row["case_id"])) for row in rows)  # one at a time, none kept
     add_strict_to_summary(summary, strict_summary(instances))
 
 

@@ -7,8 +7,10 @@ add fields and change none: every score and every formal field stays the origina
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS, explain
-from eval.stats import headline
+from eval.stats import headline_of
 from eval.predictions import is_missing
 from eval.reasons import cut
 from eval.types import RuleVerdict
@@ -42,20 +44,24 @@ def strict_instances(rows: list[dict], predictions: dict[str, str | None]) -> li
     return [strict_instance(row, predictions.get(row["case_id"])) for row in rows]
 
 
-def strict_summary(instances: list[dict]) -> dict:
+def strict_summary(instances: Iterable[dict]) -> dict:
     """{"hard_pass_rate_strict": {value, ci95, n}, "pass_rate_strict": {hard id: rate}}.
 
-    `instances` are `strict_instances(...)`, or the scores.jsonl rows of a `--rule-set strict` run
-    (same fields); the interval is eval/metrics.py's seeded bootstrap, as for hard_pass_rate."""
-    verdicts: dict[str, list[bool]] = {}
+    `instances` are `strict_instances(...)` (or a generator of `strict_instance`s: read once, none
+    kept; a list of 100,000 took 100 MB, issue 34), or the scores.jsonl rows of a `--rule-set
+    strict` run (same fields); the interval is eval/metrics.py's seeded bootstrap, as for hard_pass_rate."""
+    counts: dict[str, list[int]] = {}  # hard id: [passed, verdicts]
+    hard_pass: list[float | None] = []
     for instance in instances:
         for entry in instance["constraints"]:
             if entry["kind"] == HARD:
-                verdicts.setdefault(entry["id"], []).append(entry["passed"])
+                count = counts.setdefault(entry["id"], [0, 0])
+                count[0] += entry["passed"]
+                count[1] += 1
+        hard_pass.append(None if instance["hard_pass"] is None else float(instance["hard_pass"]))
     return {
-        "hard_pass_rate_strict": headline(instances, "hard_pass"),
-        "pass_rate_strict": {cid: round(sum(verdicts[cid]) / len(verdicts[cid]), 6)
-                             for cid in CONSTRAINT_KINDS if cid in verdicts},
+        "hard_pass_rate_strict": headline_of(hard_pass),
+        "pass_rate_strict": {cid: round(counts[cid][0] / counts[cid][1], 6) for cid in CONSTRAINT_KINDS if cid in counts},
     }
 
 
