@@ -159,6 +159,8 @@ class BatchClient:
 
         try:
             with self.client.stream("GET", self.url(f"/files/{file_id}/content"), headers=self.headers) as response:
+                if response.status_code == 404:  # deleted, or past the provider's retention
+                    raise ResultFileGone(file_id)
                 if response.status_code != 200:
                     raise self._fail("download a result file", f"HTTP {response.status_code}")
                 pending, skipping = bytearray(), False
@@ -177,6 +179,11 @@ class BatchClient:
                     yield None if skipping else bytes(pending)
         except httpx.HTTPError as error:
             raise self._fail("download a result file", f"{type(error).__name__}: {error}") from None
+
+
+class ResultFileGone(Exception):
+    """A finished batch's output or error file is no longer there (HTTP 404): its requests are
+    asked online, as a failed line's are, instead of failing every rerun the same way."""
 
 
 def _id(payload: dict, kind: str, fail) -> str:
@@ -317,38 +324,42 @@ def _collect(client: BatchClient, cache: sqlite3.Connection, row: dict, batch: d
         file_id = batch.get(name)
         if not isinstance(file_id, str) or not file_id:
             continue
-        for raw in client.lines(file_id):
-            if raw is None or not raw.strip():
-                continue
-            try:
-                outcome = outcome_of(json.loads(raw))
-            except ValueError:
-                continue
-            key = outcome.custom_id
-            if key not in keys or key in answered or outcome.error is not None:
-                continue  # a line of no request of this batch, repeated, or failed: asked online
-            body_request = planned.get(key)
-            if body_request is None:  # answered meanwhile (another run, a second copy): keep the cache's
+        try:
+            for raw in client.lines(file_id):
+                if raw is None or not raw.strip():
+                    continue
+                try:
+                    outcome = outcome_of(json.loads(raw))
+                except ValueError:
+                    continue
+                key = outcome.custom_id
+                if key not in keys or key in answered or outcome.error is not None:
+                    continue  # a line of no request of this batch, repeated, or failed: asked online
+                body_request = planned.get(key)
+                if body_request is None:  # answered meanwhile (another run, a second copy): keep the cache's
+                    answered.add(key)
+                    continue
+                body, request = body_request
+                try:
+                    text = reply_text(kind, outcome.body)
+                except ValueError:
+                    continue  # an incomplete or unreadable answer: asked online, as a retry
+                report.add_usage(request.name, openai_api.usage_of(outcome.body),
+                                 openai_api.cached_input_tokens(outcome.body))
+                try:
+                    request.validate(text)
+                except VerdictError as error:
+                    if settings.repairs < 1:
+                        raise JudgeError(redact(f"invalid Judge verdict for case {request.case_id} ({request.name} "
+                                                f"prompt), from its batch: {error}; reply: {text[:300]!r}",
+                                                (settings.api_key,)),
+                                         hint="the verdicts received so far are cached; rerun to resume; "
+                                              "--judge-repairs 1 asks the Judge once more about an invalid verdict")
+                write_reply(cache, key, settings.model, kind, body, text)  # an invalid one: for its repair turn
                 answered.add(key)
-                continue
-            body, request = body_request
-            try:
-                text = reply_text(kind, outcome.body)
-            except ValueError:
-                continue  # an incomplete or unreadable answer: asked online, as a retry
-            report.add_usage(request.name, openai_api.usage_of(outcome.body),
-                             openai_api.cached_input_tokens(outcome.body))
-            try:
-                request.validate(text)
-            except VerdictError as error:
-                if settings.repairs < 1:
-                    raise JudgeError(redact(f"invalid Judge verdict for case {request.case_id} ({request.name} "
-                                            f"prompt), from its batch: {error}; reply: {text[:300]!r}",
-                                            (settings.api_key,)),
-                                     hint="the verdicts received so far are cached; rerun to resume; "
-                                          "--judge-repairs 1 asks the Judge once more about an invalid verdict")
-            write_reply(cache, key, settings.model, kind, body, text)  # an invalid one: for its repair turn
-            answered.add(key)
+        except ResultFileGone:  # every line of it is asked online, as a failed line is
+            notify(f"the {name.removesuffix('_id').replace('_', ' ')} {file_id} of batch {row['batch_id']} is gone "
+                   "(HTTP 404: deleted, or past the provider's retention); its requests are asked online")
     report.lines += len(keys)
     report.answered += len(answered)
     missing = len(keys) - len(answered)

@@ -119,6 +119,27 @@ def test_error_lines_are_asked_online_and_counted(tmp_path):
     assert len(verdicts) == len(REQUESTS) and block["batch"]["retried_online"] == 3 and len(failing) == 3
 
 
+class ForgetfulBatchServer(BatchServer):
+    """A provider that has deleted a finished batch's output file (or kept it past its retention)."""
+
+    def finish(self, batch: dict, status: str) -> None:
+        super().finish(batch, status)
+        self.files.pop(batch.get("output_file_id"), None)
+
+
+def test_a_result_file_that_is_gone_is_asked_online_and_the_rerun_does_not_fail_again(tmp_path, capfd):
+    """A 404 on a finished batch's output file: its requests go online (said in one line), the
+    batch is collected, and a rerun answers from the cache without touching the batch again."""
+    with ForgetfulBatchServer() as server:
+        verdicts, block = batch_run(server, tmp_path / "b.sqlite")
+        assert len(server.online_posts()) == len(REQUESTS) and len(verdicts) == len(REQUESTS)
+        created = server.created
+        again, _ = batch_run(server, tmp_path / "b.sqlite")
+        assert server.created == created and len(server.online_posts()) == len(REQUESTS) and again == verdicts
+    assert block["batch"]["retried_online"] == len(REQUESTS)
+    assert "is gone (HTTP 404" in capfd.readouterr().err
+
+
 @pytest.mark.parametrize("mode, changes", [("expired", {"expire_after": 4}), ("failed", {"fail": True})])
 def test_an_expired_or_failed_batch_is_reported_and_its_rest_asked_online(tmp_path, capfd, mode, changes):
     with BatchServer(**changes) as server:
