@@ -788,7 +788,8 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar, secrets=stored_secrets(settings), notify=notify)
         verdicts: dict[tuple[str, str], dict] = {}
-        if requests:  # the name asked for against the server's list, once (never fatal)
+        if any(read_reply(cache, cache_key(session.url, first_body(settings, shape, request))) is None
+               for request in requests):  # the name against the server's list, once, when a request is sent (never fatal)
             async with pool.slot() as client:
                 listed = await judge_models.probe(client, openai_api.models_url(settings.api_base), headers,
                                                   min(settings.timeout, 10.0))

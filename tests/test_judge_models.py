@@ -48,6 +48,24 @@ def test_a_default_name_the_server_does_not_list_is_one_warning_and_both_names_a
     assert server.probes[0].headers["authorization"] == "Bearer sk-models-test"
 
 
+def test_a_rerun_answered_wholly_from_the_cache_asks_the_server_nothing(tmp_path, monkeypatch):
+    """The /models look-up goes with the first request sent: a rerun from the cache (offline, a
+    re-render) sends neither, and records no check; the first run made one look-up."""
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-models-test")
+    server = JudgeServer()
+    server.models = ["smollm2-135m"]
+    cache = tmp_path / "cache.sqlite"
+    with server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        for name in ("first", "again"):
+            assert run_cli(evaluate.main, [*SANDGLASS, "--output-dir", str(tmp_path / name), "--quiet",
+                                           "--judge-cache", str(cache)]) == 0
+            if name == "first":
+                sent = len(server.requests)
+    assert sent > 0 and len(server.requests) == sent and len(server.probes) == 1
+    assert _check(tmp_path / "first")["listed"] is False and _check(tmp_path / "again") is None
+
+
 def test_a_listed_name_passes_silently(tmp_path, monkeypatch, capfd):
     status, _, out = _run(tmp_path, monkeypatch, ["smollm2-135m", "other"], "--judge-model", "smollm2-135m")
     assert status == 0 and "warning" not in capfd.readouterr().err
