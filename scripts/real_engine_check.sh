@@ -49,12 +49,34 @@ check() {
   local dir="$work/$name" start predicted done_at
   mkdir -p "$dir"
   start=$(date +%s)
-  "$python" prepare_inputs.py "$@" --limit "$rows" --output "$dir/inputs.jsonl" >/dev/null
+  "$python" prepare_inputs.py "$@" --output "$dir/all_inputs.jsonl" >/dev/null
+  # The first $rows instances, and for each Judge prompt kind the first instance that asks it (so that
+  # every kind's schema meets the engine): their inputs and their case_ids for --case-ids.
+  "$python" - "$dir" "$name" "$rows" <<'EOF'
+import json, sys
+from pathlib import Path
+from eval.benchmarks import get_benchmark
+from eval.config import DataSource
+from eval.pipeline import load_benchmark_data
+work, name, rows = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+bench = get_benchmark(name)
+data = load_benchmark_data(bench, DataSource(dataset="data/ifmtbench") if name == "ifmtbench" else DataSource()).rows
+chosen = [row["case_id"] for row in data[:rows]]
+kinds = set()
+for row in data:
+    for request in bench.prompt_sets["harness"].judge_requests([row], {row["case_id"]: "a prediction"}):
+        if request.name not in kinds:
+            kinds.add(request.name)
+            chosen += [] if row["case_id"] in chosen else [row["case_id"]]
+lines = {json.loads(line)["case_id"]: line for line in (work / "all_inputs.jsonl").read_text().splitlines()}
+(work / "inputs.jsonl").write_text("".join(lines[case_id] + "\n" for case_id in chosen))
+(work / "case_ids.txt").write_text("".join(case_id + "\n" for case_id in chosen))
+EOF
   "$python" predict.py --inputs "$dir/inputs.jsonl" --output "$dir/predictions.jsonl" --model smollm2-135m \
     --temperature 0 --max-tokens 48 --concurrency 1 --timeout 300 --quiet 2>"$dir/predict.err" >"$dir/predict.out" \
     || { echo "$name: predict failed:"; cat "$dir/predict.err"; exit 1; }
   predicted=$(date +%s)
-  "$python" evaluate.py "$@" --predictions "$dir/predictions.jsonl" --output-dir "$dir/run" --limit "$rows" \
+  "$python" evaluate.py "$@" --predictions "$dir/predictions.jsonl" --output-dir "$dir/run" --case-ids "$dir/case_ids.txt" \
     --judge-model smollm2-135m --judge-structured json_object --judge-max-tokens 256 --judge-concurrency 1 \
     --judge-timeout 300 --judge-deadline 60 --quiet 2>"$dir/evaluate.err" \
     || { echo "$name: evaluate failed:"; cat "$dir/evaluate.err"; exit 1; }
