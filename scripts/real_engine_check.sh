@@ -5,7 +5,8 @@
 # and IFMTBench (data/ifmtbench), each judged by the same model with --judge-structured json_object
 # (llama-cpp-python's spelling) and --judge-max-tokens 256. Not part of CI (building llama.cpp takes minutes); see docs/predict.md.
 #
-#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; one result line per benchmark)
+#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; one result line per benchmark;
+#                                                     KEEP_WORK=1 keeps the work folder and prints it)
 #
 # The engine lives in its own virtual environment (LLAMA_VENV, default /work/venvs/llama), built
 # once with:
@@ -34,7 +35,7 @@ port=$("$python" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)
 "$engine" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m --host 127.0.0.1 --port "$port" \
   --n_threads 2 --n_ctx 4096 >"$work/server.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 for _ in $(seq 1 120); do
   if "$python" -c "import httpx, sys; sys.exit(httpx.get('http://127.0.0.1:$port/v1/models', timeout=1).status_code != 200)" 2>/dev/null; then
     break
@@ -90,14 +91,16 @@ meta = json.loads((work / "predictions.meta.json").read_text())
 judge = summary["judge"]
 headline = {"insttrans": ("if_score", "quality"), "sandglass": ("score", "quality"),
             "ifmtbench": ("if_score", "hard_pass_rate")}[name]
+kinds = ", ".join(f"{kind} {usage.get('replies')}" for kind, usage in sorted((judge.get("usage") or {}).items()))
 shown = "; ".join(f"{key} " + ("none" if summary[key]["value"] is None else f"{summary[key]['value']:.3f}")
                   for key in headline)
 print(f"real engine: {meta['counts']['written']} predictions in {predict_s} s for {name} "
       f"(engine {(meta.get('engine') or {}).get('header.server', '?')}, model reported {meta['model_reported']}); "
-      f"evaluate {evaluate_s} s: {judge['calls']} Judge calls, repairs {judge['repairs']}, "
+      f"evaluate {evaluate_s} s: {judge['calls']} Judge calls ({kinds}), repairs {judge['repairs']}, "
       f"params {judge['params']}; {shown}")
 EOF
 }
 check insttrans
 check sandglass --benchmark sandglass
 check ifmtbench --dataset data/ifmtbench
+[ -z "${KEEP_WORK:-}" ] || echo "work folder: $work"
