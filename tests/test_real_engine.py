@@ -1,12 +1,13 @@
 """The harness against a real inference engine serving a real model on 127.0.0.1 (issue 22):
-llama-cpp-python's server with SmolLM2-135M-Instruct, prepare -> predict -> evaluate judged by
-the same model with --judge-structured, through scripts/real_engine_check.sh. The engine is not
-part of CI (building llama.cpp takes minutes; under CI=true the test is skipped unless
+llama-cpp-python's server with SmolLM2-135M-Instruct, prepare -> predict -> evaluate on all three
+benchmarks, each judged by the same model with --judge-structured, through
+scripts/real_engine_check.sh (issue 35: one result line per benchmark). The engine is not part of CI (building llama.cpp takes minutes; under CI=true the test is skipped unless
 REAL_ENGINE_CHECK=1); without the engine the test is skipped and says why."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -38,5 +39,9 @@ def test_prepare_predict_evaluate_against_llama_cpp_serving_smollm2():
     done = subprocess.run(["bash", str(ROOT / "scripts" / "real_engine_check.sh"), "1"], capture_output=True,
                           text=True, timeout=900, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    line = done.stdout.strip().splitlines()[-1]
-    assert line.startswith("real engine: 1 predictions") and "'response_format': 'json_object'" in line, line
+    lines = [line for line in done.stdout.splitlines() if line.startswith("real engine: ")]
+    benchmarks = [line.split(" for ", 1)[1].split(" ", 1)[0] for line in lines]
+    assert benchmarks == ["insttrans", "sandglass", "ifmtbench"], done.stdout
+    for line in lines:
+        # one row, plus the first row of each Judge prompt kind the first row does not ask
+        assert re.match(r"real engine: [1-3] predictions in ", line) and "'response_format': 'json_object'" in line, line
