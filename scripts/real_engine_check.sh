@@ -7,6 +7,11 @@
 #
 #   bash scripts/real_engine_check.sh [ROWS]        (default 3 rows; one result line per benchmark;
 #                                                     KEEP_WORK=1 keeps the work folder and prints it)
+#   CALIBRATE=1 bash scripts/real_engine_check.sh [ROWS]
+#       then also calibrates the same Judge (issue 36): python -m eval.calibrate on the known-answer
+#       items and bias probes of CALIBRATE_BENCHMARKS (default sandglass: 79 Judge calls, minutes on
+#       two cores), extra flags in CALIBRATE_ARGS (e.g. --no-probes), and one line with n, exact
+#       agreement, κ and weighted κ per prompt kind (docs/judge.md#calibration)
 #
 # The engine lives in its own virtual environment (LLAMA_VENV, default /work/venvs/llama), built
 # once with:
@@ -103,4 +108,29 @@ EOF
 check insttrans
 check sandglass --benchmark sandglass
 check ifmtbench --dataset data/ifmtbench
+if [ -n "${CALIBRATE:-}" ]; then
+  # The same engine and Judge flags as the checks above, --judge-max-tokens 128 as in docs/judge.md's example.
+  benchmarks=()
+  for name in ${CALIBRATE_BENCHMARKS:-sandglass}; do benchmarks+=(--benchmark "$name"); done
+  start=$(date +%s)
+  # shellcheck disable=SC2086  # CALIBRATE_ARGS is a list of flags
+  "$python" -m eval.calibrate "${benchmarks[@]}" --judge-model smollm2-135m --judge-structured json_object \
+    --judge-max-tokens 128 --judge-concurrency 1 --judge-timeout 300 --judge-deadline 60 --quiet \
+    --output-dir "$work/calibration" ${CALIBRATE_ARGS:-} >"$work/calibrate.out" 2>"$work/calibrate.err" \
+    || { echo "calibration failed:"; cat "$work/calibrate.err"; exit 1; }
+  "$python" - "$work/calibration/calibration.json" "$(($(date +%s) - start))" <<'EOF'
+import json, sys
+from eval.judge_calibration import _interval, _number
+result, seconds = json.loads(open(sys.argv[1], encoding="utf-8").read()), sys.argv[2]
+parts = []
+for name, block in result["benchmarks"].items():
+    kinds = "; ".join(f"{kind} n {stats['n']}, exact {_number(stats['exact_agreement'])}, "
+                      f"κ {_number(stats['kappa'])}{_interval(stats['kappa_ci95'])}, "
+                      f"weighted κ {_number(stats['weighted_kappa'])}{_interval(stats['weighted_kappa_ci95'])}"
+                      for kind, stats in block["kinds"].items())
+    parts.append(f"{name} ({block['items']} items, {block['probes']} probes): {kinds}; "
+                 f"repairs {block['replies']['repaired']}, {block['cost']['calls']} calls")
+print(f"real engine calibration in {seconds} s: " + " | ".join(parts))
+EOF
+fi
 [ -z "${KEEP_WORK:-}" ] || echo "work folder: $work"

@@ -49,6 +49,8 @@ NOT_RUN = {
     "MODEL_API_BASE=http://127.0.0.1:4000/v1 MODEL_API_KEY=$LITELLM_MASTER_KEY": "needs the gateway above",
     "python evaluate.py --benchmark ifmtbench --dataset ./Hy-MT2/IFMTBench": "needs the IFMTBench release folder "
                                                                               "(the Hy-MT2 repository)",
+    "JUDGE_API_BASE=http://127.0.0.1:8080/v1": "needs the real engine (llama-cpp-python serving SmolLM2-135M) on "
+                                               "that port; `CALIBRATE=1 bash scripts/real_engine_check.sh` runs it",
 }
 # Shown commands not run, matched whole (another shown command starts the same way).
 NOT_RUN_EXACT: dict[str, str] = {}
