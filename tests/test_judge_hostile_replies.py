@@ -248,6 +248,19 @@ def test_absurd_usage_counts_are_left_out_with_one_line(files, monkeypatch, capf
 # predict.py: a model that quotes its key
 # ---------------------------------------------------------------------------------------------
 
+def predict_one(tmp_path: Path, handler, api_key: str) -> tuple[dict, list[str]]:
+    """predict.py on one input against a stand-in model: the written record and the notices."""
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text(json.dumps({"case_id": "c1", "messages": [{"role": "user", "content": "你好"}]}) + "\n",
+                      encoding="utf-8")
+    with JudgeServer(handler) as server:
+        settings = build_settings(model="stand-in", api_base=server.base_url, api_key=api_key, concurrency=1,
+                                  timeout=5.0, deadline_s=2.0)
+        notes: list[str] = []
+        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=notes.append)
+    return json.loads((tmp_path / "predictions.jsonl").read_text("utf-8")), notes
+
+
 def test_predict_writes_no_piece_of_the_model_key(tmp_path):
     model_key = "sk-model-QUOTED-abcdefgh12345678"
 
@@ -256,17 +269,9 @@ def test_predict_writes_no_piece_of_the_model_key(tmp_path):
         return text_reply(request.path, f"Bonjour. (my key is {key}; again: {key[4:20]})", model=f"m-{key}",
                           prompt=request.prompt)
 
-    inputs = tmp_path / "inputs.jsonl"
-    inputs.write_text(json.dumps({"case_id": "c1", "messages": [{"role": "user", "content": "你好"}]}) + "\n",
-                      encoding="utf-8")
-    with JudgeServer(handler) as server:
-        settings = build_settings(model="stand-in", api_base=server.base_url, api_key=model_key, concurrency=1,
-                                  timeout=5.0, deadline_s=2.0)
-        notes: list[str] = []
-        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=notes.append)
+    record, notes = predict_one(tmp_path, handler, model_key)
     assert leaked(tmp_path, model_key) == []
     assert sum("quotes the API key" in line for line in notes) == 1
-    record = json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))
     assert record["prediction"] == f"Bonjour. (my key is {REDACTED}; again: {REDACTED})"
 
 
@@ -279,15 +284,8 @@ def test_predict_scores_an_answer_as_written_under_a_documented_no_key_placehold
     def handler(request):
         return text_reply(request.path, answer, model="stand-in", prompt=request.prompt)
 
-    inputs = tmp_path / "inputs.jsonl"
-    inputs.write_text(json.dumps({"case_id": "c1", "messages": [{"role": "user", "content": "你好"}]}) + "\n",
-                      encoding="utf-8")
-    with JudgeServer(handler) as server:
-        settings = build_settings(model="stand-in", api_base=server.base_url, api_key=placeholder, concurrency=1,
-                                  timeout=5.0, deadline_s=2.0)
-        notes: list[str] = []
-        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=notes.append)
-    assert json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))["prediction"] == answer
+    record, notes = predict_one(tmp_path, handler, placeholder)
+    assert record["prediction"] == answer
     assert not any("quotes the API key" in line for line in notes)
 
 
@@ -328,14 +326,7 @@ def test_predict_writes_a_lone_surrogate_as_a_replacement_character(tmp_path):
     def handler(request):
         return text_reply(request.path, "Bonjour \ud800!", model="m-\udc00", prompt=request.prompt)
 
-    inputs = tmp_path / "inputs.jsonl"
-    inputs.write_text(json.dumps({"case_id": "c1", "messages": [{"role": "user", "content": "你好"}]}) + "\n",
-                      encoding="utf-8")
-    with JudgeServer(handler) as server:
-        settings = build_settings(model="stand-in", api_base=server.base_url, api_key="sk-local-123456789",
-                                  concurrency=1, timeout=5.0, deadline_s=2.0)
-        run_predict(settings, inputs, tmp_path / "predictions.jsonl", progress=False, notify=lambda line: None)
-    record = json.loads((tmp_path / "predictions.jsonl").read_text("utf-8"))
+    record, _ = predict_one(tmp_path, handler, "sk-local-123456789")
     assert (record["prediction"], record["response"]["model"]) == ("Bonjour \ufffd!", "m-\ufffd")
     assert provider_text({"id": ["a\ud800", 7], "k\udfff": "sk-local-123456789"}, ("sk-local-123456789",)) == {
         "id": ["a\ufffd", 7], "k\ufffd": REDACTED}

@@ -332,6 +332,19 @@ def explain_format_preserve(detail: dict) -> str:
 # --- syllable_order (SPEC §7.2) --------------------------------------------------------------
 
 
+def _subtitle_object(prediction: str, durations: list) -> dict | RuleVerdict:
+    """The prediction's JSON object of subtitle lines, or the verdict that ends the rule before
+    any line is read (no durations: pass; not JSON or not an object: fail); both versions."""
+    if not durations:
+        return RuleVerdict(True, {"note": "no durations"})
+    value, problem = prediction_json(prediction)
+    if problem:
+        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
+    if not isinstance(value, dict):
+        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, not an object"})
+    return value
+
+
 def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
     """SPEC §7.2 (public-v1): longer-shown lines must not get fewer syllables (pairwise,
     concordance ≥ 0.9); a missing or empty-valued key is an empty line.
@@ -340,14 +353,9 @@ def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
     rules work without it.
     """
     durations = row.get("duration_s") or []
-    if not durations:
-        return RuleVerdict(True, {"note": "no durations"})
-    value, problem = prediction_json(prediction)
-    if problem:
-        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
-    if not isinstance(value, dict):
-        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, "
-                                            "not an object"})
+    value = _subtitle_object(prediction, durations)
+    if isinstance(value, RuleVerdict):
+        return value
     lines: list[str] = []
     for number in range(1, len(durations) + 1):
         line = value.get(str(number))
@@ -659,13 +667,9 @@ def check_syllable_order_1005(prediction: str, row: dict) -> RuleVerdict:
     """syllable_order as the 2026-10-05 scorer reads it: every key "1".."N" must hold a string
     with a non-blank character (else the rule fails, before the fewer-than-two-lines pass)."""
     durations = row.get("duration_s") or []
-    if not durations:
-        return RuleVerdict(True, {"note": "no durations"})
-    value, problem = prediction_json(prediction)
-    if problem:
-        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
-    if not isinstance(value, dict):
-        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, not an object"})
+    value = _subtitle_object(prediction, durations)
+    if isinstance(value, RuleVerdict):
+        return value
     lines: list[str] = []
     for number in range(1, len(durations) + 1):
         line = value.get(str(number))
