@@ -556,3 +556,76 @@ def test_public_v1_under_the_release_protocol_reports_its_own_denominator_beside
                                  str(release_folder(tmp_path / "b", V1005_MARKERS)))),
                         ("harness", ("--scorer-version", PUBLIC_V1))):
         assert not any("pass_rate_public_v1" in entry for entry in summary_of(name, *extra)["by_constraint"].values())
+
+
+# A 2026-10-05-shaped counter: like the new original, it reads a word list that sits beside it
+# (found through its own __file__), and counts a line written in capitals by that list. Synthetic:
+# one unit per character, minus one per listed word, so that the list visibly moves the count.
+V1005_SYLLABLE_PY = '''from pathlib import Path
+
+_WORDS = None
+
+
+def _words():
+    global _WORDS
+    if _WORDS is None:
+        path = Path(__file__).with_name("en_common_words.txt")
+        _WORDS = frozenset(w for w in path.read_text(encoding="utf-8").split() if not w.startswith("#"))
+    return _WORDS
+
+
+def cal_syllable_count(text, lang="en"):
+    text = text.strip()
+    listed = sum(word.lower() in _words() for word in text.split())
+    return max(0, len(text) - listed)
+'''
+
+
+def v1005_count(text: str, words: frozenset[str]) -> int:
+    text = text.strip()
+    return max(0, len(text) - sum(word.lower() in words for word in text.split()))
+
+
+def test_a_trusted_2026_10_05_release_counts_with_its_own_module_and_the_word_list_beside_it(tmp_path, capsys):
+    """--trust-release-code runs whichever version the folder ships: the counts in scores.jsonl are
+    that module's, including what it reads from its own folder (the new original's word list)."""
+    root = release_folder(tmp_path, V1005_MARKERS)
+    (root / "eval" / "syllable.py").write_text(V1005_SYLLABLE_PY, encoding="utf-8")
+    words = frozenset("the a to and of in is it you i".split())
+    (root / "eval" / "en_common_words.txt").write_text("# synthetic list\n" + "\n".join(sorted(words)) + "\n",
+                                                        encoding="utf-8")
+    out = tmp_path / "out"
+    import evaluate
+
+    rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    chosen = [row for row in rows if "syllable_order" in row["constraint_ids"]][:6]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in chosen), encoding="utf-8")
+    wanted = {row["case_id"] for row in chosen}
+    chosen_predictions = tmp_path / "predictions.jsonl"
+    chosen_predictions.write_text("".join(line + "\n" for line in (ROOT / "data" / "example_predictions.jsonl")
+                                          .read_text(encoding="utf-8").split("\n")
+                                          if line and json.loads(line)["case_id"] in wanted), encoding="utf-8")
+    status = evaluate.main(["--data", str(data), "--predictions", str(chosen_predictions),
+                            "--output-dir", str(out), "--skip-judge", "--quiet", "--protocol", "release",
+                            "--release-dir", str(root), "--trust-release-code"])
+    assert status == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["scorer_version"] == V2026_10_05 and summary["protocol"]["syllable_counter"] == "release"
+    predictions = {json.loads(line)["case_id"]: json.loads(line)["prediction"]
+                   for line in (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").split("\n")
+                   if line}
+    checked = moved = 0
+    for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n"):
+        if not line:
+            continue
+        row = json.loads(line)
+        entry = next((c for c in row.get("constraints", []) if c["id"] == "syllable_order"), None)
+        if entry is None or "counts" not in entry.get("detail", {}):
+            continue
+        lines = json.loads(predictions[row["case_id"]])
+        expected = [v1005_count(lines.get(str(i), "") or "", words) for i in range(1, len(entry["detail"]["counts"]) + 1)]
+        assert entry["detail"]["counts"] == expected
+        moved += expected != [v1005_count(lines.get(str(i), "") or "", frozenset()) for i in range(1, len(expected) + 1)]
+        checked += 1
+    assert checked >= 3 and moved >= 1  # the word list beside the module was read and changed counts
