@@ -18,7 +18,7 @@ from eval.config import HARNESS
 from judge_server import JudgeServer, is_repair, scripted_handler, text_reply
 
 KEY = "sk-calibrate-SECRET-0a1b2c3d"
-BENCH = "sandglass"  # the smallest set: 42 items and 37 probes
+BENCH = "sandglass"  # the smallest set: 42 items and 42 probes
 SCALE = (0.0, 0.5, 1.0)
 
 
@@ -111,7 +111,8 @@ def test_a_judge_that_is_always_right(tmp_path, monkeypatch, asked):
     assert all(entry["wrong_way"] == 0 for entry in probes.values())
     assert block["judge"]["model"] == "stand-in" and block["judge"]["prompt_versions"]["sandglass_quality"]
     assert block["replies"]["invalid_first_replies"] == 0
-    assert block["cost"]["calls"] <= 42 + 37 and block["cost"]["per_1000_items"]["calls"] <= 1000
+    assert (len(asked["items"]), len(asked["probes"])) == (42, 42)
+    assert block["cost"]["calls"] <= 42 + 42 and block["cost"]["per_1000_items"]["calls"] <= 1000
 
 
 def test_a_judge_that_always_gives_the_top_score(tmp_path, monkeypatch, asked):
@@ -183,7 +184,7 @@ def test_an_unstable_judge_and_repeats_that_bypass_the_cache(tmp_path, monkeypat
     assert (tmp_path / "out" / "judge_cache.sqlite.repeat1").is_file()
     calls = block["cost"]["calls"]
     assert calls == 2 * len(set(asked["by_prompt"]))  # every distinct prompt asked once per repeat
-    assert again["cost"]["calls"] == 0 and again["replies"]["cache_hits"] == 2 * 79  # the rerun: all cached
+    assert again["cost"]["calls"] == 0 and again["replies"]["cache_hits"] == 2 * 84  # the rerun: all cached
     assert again["cost"]["calls"] == 0 and again["kinds"] == block["kinds"]
 
 
