@@ -10,7 +10,9 @@ untranslated, another row's reference, the reference repeated three times, a cor
 into another language are bottom; mechanical damage the rubric names (spacing inside a formula, a
 citation marker restyled) is middle. A few constructions are edits written by hand for a named
 row (a pronoun bound to the wrong antecedent, an ambiguous word given the wrong sense), listed in
-EDITS. Each item says whether its label is `certain` (the rubric's own words decide it) or
+EDITS; a few are this team's own translations: WRITTEN (Sandglass lines into the three languages
+without labels) and OTHER_LANGUAGE (a source into a third language, for the wrong_language probe).
+Each item says whether its label is `certain` (the rubric's own words decide it) or
 `approximate` (a reasonable reading; a good Judge may differ by one step), and the rubric line
 that decides it. Rows are taken in case_id order, interleaved over target languages, so the
 output is deterministic; docs/judge.md explains the sets and their limits.

@@ -238,3 +238,33 @@ def test_an_ifmtbench_null_reads_as_zero_and_is_counted(tmp_path, monkeypatch):
         assert kinds[kind]["null_verdicts"] == kinds[kind]["n"]
         assert kinds[kind]["exact_agreement"] == round(zeros / kinds[kind]["n"], 6)
     assert kinds["glossary"]["null_verdicts"] == 0 and kinds["glossary"]["exact_agreement"] == 0.5
+
+
+@pytest.mark.parametrize("bench, pairs", [
+    # the wrong_language pairs per kind, counted by hand in data/calibration/<bench>.probes.jsonl
+    ("insttrans", {"quality": 4, "style_consistency": 3, "term_cross_sentence": 3, "academic_format_preserve": 3,
+                   "context_disambiguate": 6, "coref_resolution": 5}),
+    ("ifmtbench", {"style": 4, "background": 6, "glossary": 4}),
+])
+def test_the_wrong_language_probe_is_reported_for_insttrans_and_ifmtbench(tmp_path, monkeypatch, bench, pairs):
+    """A Judge that gives every candidate the top of its scale never lowers its verdict for a correct
+    translation into another language: every wrong_language pair goes the wrong way (rate 1); a
+    Judge that gives it the bottom and everything else the top goes the right way (rate 0)."""
+    wrong = {entry["candidate"] for entry in calibrate.read_items(calibrate.CALIBRATION_DIR / f"{bench}.probes.jsonl")
+             if entry["probe"] == "wrong_language"}
+
+    def top(candidate: str, prompt: str) -> float:
+        return 5.0 if '{"scores": {"style": S, "background": S}}' in prompt else 1.0
+
+    for decide, rate in ((top, 1.0), (lambda candidate, prompt: 0.0 if candidate in wrong else top(candidate, prompt), 0.0)):
+        monkeypatch.setenv("JUDGE_API_KEY", KEY)
+        with JudgeServer(scripted_handler(decide)) as server:
+            monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+            assert calibrate.main(["--judge-model", "stand-in", "--output-dir", str(tmp_path / str(rate)), "--benchmark",
+                                   bench, "--quiet"]) == 0
+        block = json.loads((tmp_path / str(rate) / "calibration.json").read_text(encoding="utf-8"))["benchmarks"][bench]
+        probes = {kind: entries["wrong_language"] for kind, entries in block["bias_probes"].items()}
+        assert {kind: entry["pairs"] for kind, entry in probes.items()} == pairs
+        assert all(entry["expect"] == "fall" and entry["rate"] == rate for entry in probes.values()), probes
+        report = (tmp_path / str(rate) / "calibration.md").read_text(encoding="utf-8")
+        assert all(f"| {kind} | wrong_language | fall | {n} |" in report for kind, n in pairs.items())
