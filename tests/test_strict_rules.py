@@ -878,7 +878,9 @@ def test_the_bundled_data_runs_under_both_rule_sets(tmp_path):
     default = json.loads((tmp_path / "original" / "summary.json").read_text(encoding="utf-8"))
     strict = json.loads((tmp_path / "strict" / "summary.json").read_text(encoding="utf-8"))
     assert default["hard_pass_rate_strict"] == strict["hard_pass_rate"] == strict["hard_pass_rate_strict"]
-    assert (default["hard_pass_rate"]["value"], default["hard_pass_rate_strict"]["value"]) == (0.782468, 0.792208)
+    # 251 and 254 of 318 rows (the ten rows of the two rarest soft constraints carry no hard constraint)
+    assert (default["hard_pass_rate"]["value"], default["hard_pass_rate_strict"]["value"]) == (
+        round(251 / 318, 6), round(254 / 318, 6)) == (0.789308, 0.798742)
 
 
 # --- explanations: every strict failure names its cause ------------------------------------------------
