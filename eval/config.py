@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval import openai_api
 from eval.openai_api import REASONING_EFFORTS, Endpoint  # noqa: F401  (REASONING_EFFORTS: the flags' choices)
 
 # The protocol names (SPEC §15), one set for every module: `harness` is also the name of the prompt
@@ -47,6 +48,12 @@ class JudgeSettings(Endpoint):
     batch: bool = False  # --judge-batch: what the cache lacks goes as OpenAI Batch jobs first (SPEC §18)
     batch_wait: float | None = None  # --judge-batch-wait: seconds to wait for the batches (None: until done)
     batch_poll: float = 30.0  # --judge-batch-poll: seconds between two looks at the batches
+    # The endpoint the model name routes to (SPEC §10: chat_completions or responses), resolved once
+    # here from `model` and read everywhere else; not an argument, so `replace(model=...)` resolves anew.
+    endpoint_kind: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "endpoint_kind", openai_api.endpoint_kind(self.model))
 
 
 @dataclass(frozen=True)

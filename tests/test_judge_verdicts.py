@@ -18,9 +18,9 @@ from eval.judge_client import (
     request_body,
     retry_after_seconds,
     soft_validator,
-    uses_responses_endpoint,
     validate_quality,
 )
+from eval.openai_api import uses_responses_endpoint
 from judge_server import text_reply
 
 
@@ -51,6 +51,31 @@ def test_request_shape_follows_the_model_name(model, path, expected):
     assert body == expected
     assert prompt in ("PROMPT", [{"role": "user", "content": "PROMPT"}])
     assert httpx.URL(endpoint_url(settings(model))).path == path
+
+
+def test_the_endpoint_kind_is_resolved_once_from_the_model_name(monkeypatch):
+    """The settings resolve the kind when made; the request, its URL, its recorded parameters, the
+    summary's judge block and a Batch line's kind read it, never the model name again (issue 37)."""
+    import dataclasses
+
+    from eval import openai_api
+    from eval.judge_client import JudgeStats, judge_block, recorded_params, request_params
+
+    calls = []
+    real = openai_api.endpoint_kind
+    monkeypatch.setattr(openai_api, "endpoint_kind", lambda model: calls.append(model) or real(model))
+    judge = settings("openai/gpt-5.6-sol", structured=True)
+    assert calls == ["openai/gpt-5.6-sol"] and judge.endpoint_kind == "responses"
+    request_body(judge, "PROMPT", {"type": "object"})
+    endpoint_url(judge)
+    recorded_params(judge)
+    request_params(judge)
+    block = judge_block(judge, JudgeStats(), {"quality": "q-1"})
+    assert block["endpoint_kind"] == "responses" and calls == ["openai/gpt-5.6-sol"]
+    chat = dataclasses.replace(judge, model="gpt-4o")  # another model: resolved anew, never carried over
+    assert chat.endpoint_kind == "chat_completions" and calls == ["openai/gpt-5.6-sol", "gpt-4o"]
+    assert httpx.URL(endpoint_url(chat)).path == "/v1/chat/completions"
+    assert "max_tokens" in json.loads(request_body(chat, "PROMPT")) and len(calls) == 2
 
 
 @pytest.mark.parametrize("base, url", [
