@@ -245,32 +245,52 @@ def _object_schema(properties: dict) -> dict:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def validate_quality(text: str) -> dict:
+@dataclass(frozen=True)
+class VerdictForm:
+    """What a Judge reply must be (SPEC §10): the validator that reads it (calling the form calls
+    it), the JSON object as the repair turn restates it (`form`), what its values may be
+    (`values`: a benchmark's own scale), and the JSON schema --judge-structured asks an engine to
+    enforce (None: the form has none, and a structured run sends none)."""
+
+    validate: Callable[[str], dict]
+    form: str = "the JSON object the instructions above ask for"
+    values: str = "each S is one of the numbers 0, 0.5 or 1"
+    schema: dict | None = None
+
+    def __call__(self, text: str) -> dict:
+        return self.validate(text)
+
+
+def verdict_form(validate: "VerdictForm | Callable[[str], dict]") -> VerdictForm:
+    """A request's validator as its VerdictForm; a bare function (a release's reader, which has no
+    repair turn and no structured form) has the general words and no schema."""
+    return validate if isinstance(validate, VerdictForm) else VerdictForm(validate)
+
+
+def _validate_quality(text: str) -> dict:
     """`{"quality": S}` and nothing else."""
     obj = parse_verdict_object(text)
     _exact_keys(obj, ("quality",), "verdict keys")
     return {"quality": score_value(obj["quality"], "quality")}
 
 
-validate_quality.form = '{"quality": S}'
-validate_quality.schema = _object_schema({"quality": SCORE_SCHEMA})
+validate_quality = VerdictForm(_validate_quality, '{"quality": S}', schema=_object_schema({"quality": SCORE_SCHEMA}))
 
 
-def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
+def verdict_schema(validate: "VerdictForm | Callable[[str], dict]") -> dict | None:
     """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
-    return getattr(validate, "schema", None)
+    return verdict_form(validate).schema
 
 
-def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
+def repair_message(error: VerdictError, validate: "VerdictForm | Callable[[str], dict]") -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
-    form = getattr(validate, "form", "the JSON object the instructions above ask for")
-    values = getattr(validate, "values", "each S is one of the numbers 0, 0.5 or 1")  # a benchmark's own scale
+    form = verdict_form(validate)
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form}, where {values}, and nothing else.")
+            f"{form.form}, where {form.values}, and nothing else.")
 
 
-def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
-    """A validator for `{"scores": {id: S, ...}}` with exactly `ids`."""
+def soft_validator(ids: tuple[str, ...] | list[str]) -> VerdictForm:
+    """The form `{"scores": {id: S, ...}}` with exactly `ids`."""
     expected = tuple(dict.fromkeys(ids))
 
     def validate_soft(text: str) -> dict:
@@ -282,9 +302,8 @@ def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
         _exact_keys(scores, expected, "soft constraint ids")
         return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
 
-    validate_soft.form = json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S")
-    validate_soft.schema = _object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})})
-    return validate_soft
+    return VerdictForm(validate_soft, json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S"),
+                       schema=_object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})}))
 
 
 def reply_text(kind: str, payload: object) -> str:
@@ -377,7 +396,7 @@ class JudgeRequest:
     case_id: str
     name: str
     prompt: str
-    validate: Callable[[str], dict]
+    validate: VerdictForm | Callable[[str], dict]  # a bare function: a release's reader (see verdict_form)
 
 
 @dataclass(frozen=True)

@@ -196,3 +196,38 @@ def test_an_error_inside_a_200_is_a_provider_failure_not_a_verdict(kind):
 ])
 def test_retry_after_is_read_in_seconds(headers, seconds):
     assert retry_after_seconds(httpx.Headers(headers)) == seconds
+
+
+# --- VerdictForm: what a reply must be, one typed record (issue 37) ---------------------------------
+
+def test_a_verdict_form_carries_its_form_values_and_schema_and_validates_when_called():
+    from eval.ifmtbench.prompt import validate_glossary, validate_rubric
+    from eval.judge_client import VerdictForm, repair_message, verdict_form, verdict_schema
+
+    for form in (validate_quality, soft_validator(["a", "b"]), validate_rubric, validate_glossary):
+        assert isinstance(form, VerdictForm) and verdict_form(form) is form
+        assert verdict_schema(form) == form.schema and form.schema["additionalProperties"] is False
+        assert not any(hasattr(form.validate, name) for name in ("form", "values", "schema"))
+    assert validate_quality('{"quality": 0.5}') == {"quality": 0.5}
+    assert soft_validator(["a"]).form == '{"scores": {"a": S}}'
+    message = repair_message(VerdictError("quality = 2 is not one of the numbers 0, 0.5, 1"), validate_glossary)
+    assert message == ("Your reply is not a valid verdict: quality = 2 is not one of the numbers 0, 0.5, 1. Reply again "
+                       'with exactly one JSON object of the form {"glossary": G}, where G is 1 when every term is '
+                       "applied and 0 otherwise, and nothing else.")
+    assert "0 to 5, or null" in repair_message(VerdictError("x"), validate_rubric)
+
+
+def test_a_bare_validator_reads_as_the_general_form_without_a_schema():
+    from eval.judge_client import VerdictForm, repair_message, verdict_form, verdict_schema
+
+    def bare(text: str) -> dict:
+        return {"ok": text}
+
+    form = verdict_form(bare)
+    assert form == VerdictForm(bare) and form("x") == {"ok": "x"} and verdict_schema(bare) is None
+    assert repair_message(VerdictError("why"), bare) == (
+        "Your reply is not a valid verdict: why. Reply again with exactly one JSON object of the form the JSON "
+        "object the instructions above ask for, where each S is one of the numbers 0, 0.5 or 1, and nothing else.")
+    custom = VerdictForm(bare, '{"x": X}', "X is a word", {"type": "object"})
+    assert verdict_schema(custom) == {"type": "object"} and "of the form {\"x\": X}, where X is a word," in \
+        repair_message(VerdictError("why"), custom)
