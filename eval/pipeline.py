@@ -250,12 +250,12 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "judge": judge_block,
         "system": system,
         "subset": subset,
-        "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *scorer_parts(bench, config),
-                                              *bench.signature_parts(config), *choice_parts(config),
-                                              *(() if release is None else release_signature_parts(release)),
-                                              *system_part, *subset_signature_part(subset)),
-                                    benchmark=bench.signature_tag),
+        **make_signature(data.sha256, len(rows), judge_block,
+                         settings=(signature_part(known_as), *scorer_parts(bench, config),
+                                   *bench.signature_parts(config), *choice_parts(config),
+                                   *(() if release is None else release_signature_parts(release)),
+                                   *system_part, *subset_signature_part(subset)),
+                         benchmark=bench.signature_tag).stored(),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
     if bench.companion_metrics is not None:
