@@ -265,6 +265,25 @@ def test_under_the_scripts_edge_a_signal_after_the_results_are_in_place_is_ignor
     assert not hasattr(outputs, "SETTLE_AFTER_RESULTS")  # no module flag: the caller says it
 
 
+def test_evaluate_py_as_its_own_process_ignores_a_signal_once_its_results_are_in_place(tmp_path, monkeypatch):
+    """main(None) (the script's own process: its flags from sys.argv) runs the real pipeline with
+    `settle`: the stop signals are ignored once the files are placed; in-process, they are not."""
+    import evaluate
+
+    previous = {signum: signal.getsignal(signum) for signum in outputs.STOP_SIGNALS}
+    argv = ["--predictions", str(ROOT / "data" / "example_predictions.jsonl"), "--skip-judge", "--quiet",
+            "--limit", "3"]
+    try:
+        assert evaluate.main([*argv, "--output-dir", str(tmp_path / "in-process")]) == 0
+        assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
+        monkeypatch.setattr(sys, "argv", ["evaluate.py", *argv, "--output-dir", str(tmp_path / "own")])
+        assert evaluate.main(None) == 0 and (tmp_path / "own" / "summary.json").is_file()
+        assert all(signal.getsignal(signum) is signal.SIG_IGN for signum in outputs.STOP_SIGNALS)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def test_only_the_scripts_own_process_settles(tmp_path, monkeypatch):
     """evaluate.py's main asks for `settle` only as its own process (argv None), never in-process."""
     import types
