@@ -172,7 +172,7 @@ def shown_signatures() -> list[tuple[str, str]]:
 
 
 def test_every_signature_a_page_shows_is_a_real_runs(bundled_run):
-    from eval.compare import parse_signature
+    from eval.provenance import parse_signature
 
     real = bundled_run["signature"]
     real_parts = parse_signature(real)
@@ -192,7 +192,7 @@ def test_every_signature_a_page_shows_is_a_real_runs(bundled_run):
 
 def test_the_judged_signature_keys_are_a_judged_runs(tmp_path):
     """The key list the previous test holds judged examples to is what a judged run writes."""
-    from eval.compare import parse_signature
+    from eval.provenance import parse_signature
     from judge_server import JudgeServer
 
     with JudgeServer() as judge:

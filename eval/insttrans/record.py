@@ -4,7 +4,7 @@ seam asks for, from the package's modules (see eval/insttrans/__init__.py)."""
 from __future__ import annotations
 
 from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet, PublishedMetric
-from eval.config import RunConfig
+from eval.config import RELEASE, RunConfig
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.errors import ConfigError
 import eval.insttrans.compare as compare
@@ -112,7 +112,7 @@ def published_denominators(summary: dict, scores: list[dict], config: RunConfig)
     from eval.insttrans.scorer_versions import PUBLIC_V1
     from eval.stats import rounded
 
-    if config.protocol != "release" or scorer_version(config) != PUBLIC_V1:
+    if config.protocol != RELEASE or scorer_version(config) != PUBLIC_V1:
         return
     present = [score for score in scores if score["status"] != "missing"]
     if len(present) == len(scores):
