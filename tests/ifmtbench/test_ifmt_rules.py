@@ -95,6 +95,9 @@ LAYOUT_FAIL = [
     ("source_chunks disagree with the source", "a\nb", "\n", ["a"], "x\ny"),
     ("empty delimiter", "a\nb", "", ["a", "b"], "x\ny"),
     ("no delimiter", "a\nb", None, ["a", "b"], "x\ny"),
+    # str.count("") counts len + 1 "matches": without the empty-delimiter guard these would agree
+    ("empty delimiter, counts that would agree", "ab", "", [1, 2, 3, 4], "xy"),
+    ("no delimiter, counts that would agree", "ab", None, [1, 2, 3, 4], "xy"),
     ("no source_chunks (length 0)", "a", "\n", None, "x"),
     ("empty origin_text", "", "\n", [""], "x"),
     ("CRLF is not LF-only", "a\nb", "\r\n", ["a", "b"], "x\r\ny"),
@@ -306,6 +309,23 @@ def test_a_detail_names_at_most_five_terms_or_assets():
     assert check_glossary(row(term_dict=terms), "none").detail["unmatched"] == [f"t{i}" for i in range(5)]
     assets = [f"a{i}" for i in range(7)]
     assert check_assets(row(meta_data={"extracted_assets": assets}), "none").detail["lost"] == assets[:5]
+
+
+def test_an_empty_delimiter_fails_before_any_count():
+    """The original's split on an empty delimiter raises, and the row fails, whatever the counts."""
+    for delimiter in ("", None):
+        verdict = check_layout(layout_row("ab", delimiter, [1, 2, 3, 4]), "xy")
+        assert not verdict.passed and verdict.reason == "primary_delimiter is empty"
+
+
+def test_an_empty_source_fails_structured_even_where_the_structures_would_agree():
+    """An HTML row with an empty origin_text and a tag-less answer: both tag lists are empty, but the
+    original fails the row before it compares (as it fails an empty response)."""
+    for data_format in ("HTML", "html", "HTML片段"):
+        verdict = check_structured(row(origin_text="", data_format=data_format), "plain words, no tag")
+        assert not verdict.passed and verdict.reason == "origin_text is empty"
+    assert not check_structured(row(origin_text="<b>x</b>", data_format="HTML"), "").passed
+    assert check_structured(row(origin_text="<b>x</b>", data_format="HTML"), "<b>y</b>").passed
 
 
 def test_null_asset_list_passes():
