@@ -47,16 +47,16 @@ def one_line(text: str) -> str:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A hard rule's answer. `reason` is one line ("" when it passed); `detail` is what scores.jsonl
-    writes, as it is (its keys and order are the benchmark's)."""
+    """A hard rule's answer. `reason` is one line, each run of whitespace one space ("" when it
+    passed, unless the benchmark says why it passed too); `detail` is what scores.jsonl writes, as
+    it is (its keys and order are the benchmark's)."""
 
     passed: bool
     reason: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if "\n" in self.reason or "\r" in self.reason:
-            object.__setattr__(self, "reason", one_line(self.reason))
+        object.__setattr__(self, "reason", one_line(self.reason))
 
 
 class Rule(Protocol):

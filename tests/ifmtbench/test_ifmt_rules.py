@@ -381,3 +381,30 @@ def test_the_rules_grow_about_linearly(unit):
     small, large = unit * 10_000, unit * 80_000
     score_all(small)  # warm up
     assert _seconds(score_all, large) < 30 * max(_seconds(score_all, small), 5e-3)
+
+
+# ---------------------------------------------------------------------------------------------
+# The glossary rule runs once per row and run: the request builder's verdict, taken back once
+# ---------------------------------------------------------------------------------------------
+
+def test_a_remembered_glossary_verdict_is_taken_back_once_for_its_own_row_and_response(monkeypatch):
+    import eval.ifmtbench.rules as rules
+
+    calls = []
+    original = rules.check_glossary
+    monkeypatch.setattr(rules, "check_glossary", lambda data, response: calls.append(response) or original(data, response))
+    data = row(term_dict={"line": "Zeile"})
+    rules.forget_glossary_verdicts()
+    first = rules.glossary_verdict(data, "a line", remember=True)
+    assert not first.passed and calls == ["a line"]
+    assert rules.glossary_verdict(data, "a line") is first and calls == ["a line"]  # taken back, not run
+    assert rules.glossary_verdict(data, "a line") == first and len(calls) == 2  # taken back only once
+    rules.glossary_verdict(data, "a line")  # not remembered without `remember`
+    assert len(calls) == 3
+    rules.glossary_verdict(data, "a line", remember=True)
+    assert rules.glossary_verdict(dict(data), "a line") == first and len(calls) == 5  # another row object: run
+    assert rules.glossary_verdict(data, "eine Zeile").passed and len(calls) == 6  # another response: run
+    rules.glossary_verdict(data, "a line", remember=True)
+    rules.forget_glossary_verdicts()
+    rules.glossary_verdict(data, "a line")
+    assert len(calls) == 8  # forgotten: run again
