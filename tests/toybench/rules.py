@@ -24,6 +24,7 @@ def terms(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT)
     return Verdict(not absent, "all terms used" if not absent else "missing: " + ", ".join(absent), {"absent": absent})
 
 
-RULE_TABLE = RuleTable({rule.__name__: ConstraintSpec(rule.__name__, HARD, rules={ORIGINAL: same_rule_for(VERSIONS, rule)})  # scores.jsonl keeps each verdict's reason
+# one spec per id; scores.jsonl keeps each verdict's reason, so no formatter of stored details
+RULE_TABLE = RuleTable({rule.__name__: ConstraintSpec(rule.__name__, HARD, {ORIGINAL: same_rule_for(VERSIONS, rule)})
                         for rule in (word_budget, terms)}, (ORIGINAL,), VERSIONS)
 RULES = RULE_TABLE.rule_set(ORIGINAL)
