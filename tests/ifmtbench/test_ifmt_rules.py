@@ -311,6 +311,15 @@ def test_a_detail_names_at_most_five_terms_or_assets():
     assert check_assets(row(meta_data={"extracted_assets": assets}), "none").detail["lost"] == assets[:5]
 
 
+def test_a_glossary_that_cannot_be_checked_says_why_in_its_detail():
+    for terms in ({}, "", "not json", "[1]", None):
+        verdict = check_glossary(row(term_dict=terms), "x")
+        assert verdict.detail == {"reason": "term_dict is empty or not an object", "terms": 0}
+        assert not verdict.passed and verdict.reason == "term_dict is empty or not an object"
+    verdict = check_glossary(row(term_dict={"a": "b", "c": "d"}), "")
+    assert verdict.detail == {"reason": "the response is empty", "terms": 2} and not verdict.passed
+
+
 def test_an_empty_delimiter_fails_before_any_count():
     """The original's split on an empty delimiter raises, and the row fails, whatever the counts."""
     for delimiter in ("", None):
