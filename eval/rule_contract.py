@@ -56,7 +56,8 @@ class Verdict:
     detail: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "reason", one_line(self.reason))
+        if self.reason:
+            object.__setattr__(self, "reason", one_line(self.reason))
 
 
 class Rule(Protocol):
