@@ -16,7 +16,6 @@ from eval import __version__
 from eval.benchmark import Benchmark
 from eval.benchmarks import get_benchmark, other_benchmark_hint, other_benchmark_line_hint
 from eval.config import HARNESS, PROTOCOLS, RELEASE, DataSource, RunConfig, RunResult
-from eval.counting import counting_with
 from eval.errors import ConfigError
 from eval.explorer import write_explorer_html
 from eval.failures import failures, failures_markdown
@@ -32,6 +31,7 @@ from eval.provenance import make_signature, run_reasons
 from eval.release_protocol import (ReleaseProtocol, harness_counter_notice, protocol_block, protocol_markdown,
                                    release_dir)
 from eval.release_protocol import signature_parts as release_signature_parts
+from eval.rule_contract import ScoringContext
 from eval.report_html import render_report_html
 from eval.judge_calibration import calibration_console_line, calibration_markdown
 from eval.self_judging import self_judging
@@ -347,8 +347,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings), prefill=prefill)
             judge_block["calibration"] = calibration  # None: uncalibrated (SPEC §17)
-        with counting_with(bench.counters[config.counter]):  # the rules and Sandglass count with it
-            scores = bench.score_rows(rows, predictions, verdicts, config)
+        scoring = ScoringContext(counter=bench.counters[config.counter])  # the rules and Sandglass count with it
+        scores = bench.score_rows(rows, predictions, verdicts, config, scoring)
         if config.log_samples:
             log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
