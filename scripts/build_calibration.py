@@ -9,9 +9,11 @@ eval/sandglass/prompt.py, eval/ifmtbench/prompt.py): the reference is top; the s
 untranslated, another row's reference, the reference repeated three times, a correct translation
 into another language are bottom; mechanical damage the rubric names (spacing inside a formula, a
 citation marker restyled) is middle. A few constructions are edits written by hand for a named
-row (a pronoun bound to the wrong antecedent, an ambiguous word given the wrong sense), listed in
-EDITS; a few are this team's own translations: WRITTEN (Sandglass lines into the three languages
-without labels) and OTHER_LANGUAGE (a source into a third language, for the wrong_language probe).
+row (a pronoun bound to the wrong antecedent, an ambiguous word given the wrong sense, one phrase
+out of the requested register, one part of an IFMTBench text out of its style or scene), listed in
+EDITS and IFMT_EDITS; a few are this team's own translations: WRITTEN (Sandglass lines into the
+three languages without labels) and OTHER_LANGUAGE (a source into a third language, for the
+wrong_language probe).
 Each item says whether its label is `certain` (the rubric's own words decide it) or
 `approximate` (a reasonable reading; a good Judge may differ by one step), and the rubric line
 that decides it. Rows are taken in case_id order, interleaved over target languages, so the
@@ -57,6 +59,7 @@ WHY = {
     "register_flipped": "rubric 0: the whole text is in another register than the one requested",
     "stray_variant": "rubric 0.5: one rendering dominates, with a single stray variant",
     "two_renderings": "rubric 0: the term is rendered in two competing ways",
+    "term_left_out": "rubric 0.5: one rendering dominates, with one occurrence of the term left out",
     "unclear_reference": "rubric 0.5: the chain is right overall, but one reference could point elsewhere",
     "wrong_sense": "rubric 0: another sense of the ambiguous expression is used",
     "vague_sense": "rubric 0.5: the stated sense is chosen, but one occurrence is vague",
@@ -69,6 +72,10 @@ WHY = {
     "detail_lost": "the same translation with a detail the line needs left out (a number, a time, a place): the gist "
                    "is right, but a detail that matters is lost: 0.5",
     "padded": "the line padded with another line's content (invented content): 0",
+    "style_half": "the required style kept in one part and dropped for a plain or opposite register in the other "
+                  "(partly met, applied unevenly): 3",
+    "setting_half": "one part fits the given scene and speaker, the other is worded as nobody in that scene would "
+                    "say it, or misreads it (partly met, noticeable lapses): 3",
     "half_untranslated": "the requirement is met in the translated half only, the rest is left in the source "
                          "language (partly met, applied unevenly): 3",
     "term_recased": "the required term is applied with only its casing changed, which the exact-match test "
@@ -242,6 +249,27 @@ EDITS += [  # the register: one form of address or phrase out of it (0.5), or th
     ("itb-lit-021", "style_consistency", "register_slip", 0.5,
      [("continuò a sfogliare i memoriali con tutta calma", "continuò a sfogliare le scartoffie bello tranquillo")]),
 ]
+EDITS += [  # issue 36: more register slips, so the middle label holds an equal share (one phrase or address each)
+    ("itb-doc-041", "style_consistency", "register_slip", 0.5,
+     [("Bitte prüfen Sie den Zahlungseingang.", "Check mal, ob die Kohle da ist.")]),
+    ("itb-subtitle-016", "style_consistency", "register_slip", 0.5,
+     [("das sollten Sie sich ansehen", "das solltest du dir ansehen")]),
+    ("itb-doc-034", "style_consistency", "register_slip", 0.5,
+     [("which is why it is often called the", "which is why folks kinda call it the")]),
+    ("itb-doc-038", "style_consistency", "register_slip", 0.5,
+     [("abrieron a los hijos de familias plebeyas las puertas de la carrera administrativa",
+       "les abrieron la puerta a los chavales de familias normalitas para pillar curro en la administración")]),
+]
+# One occurrence of a two-occurrence term left out (term_cross_sentence), the sentence written around the gap:
+# the other occurrence still carries the reference's rendering (rubric 0.5: "one occurrence left out").
+EDITS += [
+    ("itb-lit-079", "term_cross_sentence", "term_left_out", 0.5,
+     [("het kernprobleem van offline versterkend leren:", "het kernprobleem:")]),
+    ("itb-subtitle-029", "term_cross_sentence", "term_left_out", 0.5, [("Ora la dissipazione fa", "Ora fa")]),
+    ("itb-subtitle-009", "term_cross_sentence", "term_left_out", 0.5, [("är sidfläsket färdigt", "är det färdigt")]),
+    ("itb-lit-014", "term_cross_sentence", "term_left_out", 0.5,
+     [("An Echo Transcript is a patchwork", "It is a patchwork")]),
+]
 # One term rendered two ways (term_cross_sentence): (case_id, the reference's rendering, another rendering). With
 # three or more occurrences the last becomes the variant (one stray variant: 0.5); with two or more the later half
 # (rounded up) does (two competing renderings: 0).
@@ -258,6 +286,58 @@ TERM_VARIANTS = [
     ("itb-lit-008", "energi psionik", "kekuatan psionik"), ("itb-subtitle-020", "spiritual power", "mana"),
     ("itb-lit-066", "retrieval-augmented generation", "search-enhanced generation"),
 ]
+
+# IFMTBench, the 0–5 rubric's middle band (issue 36): hand edits of a row's reference, as EDITS. `style_half`: one part
+# in the required style, the other in a plain or opposite register; `setting_half`: one part fits the given scene,
+# the other is worded as nobody in it would say it, or misreads it. Both "partly met": 3 (approximate).
+IFMT_EDITS = [
+    ("418548a5d7298d0fa764e3288fbac8e0:en", "style", "style_half", 3.0,
+     [("please rest assured that we will ship your order", "don't sweat it, we'll get your stuff out")]),
+    ("54ef73ce5b3dc0068197fc3dd8776abb", "style", "style_half", 3.0,
+     [("shall bear the costs of restoration to original condition", "has to pay for fixing the place back up")]),
+    ("990d2b37902f4d46368be9d213dcfe80:fr", "style", "style_half", 3.0,
+     [("le vendeur s'engage à rembourser l'intégralité du prix d'achat", "le vendeur vous rend tous vos sous")]),
+    ("acd9294d36e6553a634891fe013f3350:es", "style", "style_half", 3.0,
+     [("No lleguéis tarde, ¿eh?", "Se ruega a los asistentes la máxima puntualidad.")]),
+    ("2c7bfa496473c4995f0425e3072dfa6c:de", "style", "style_half", 3.0,
+     [("Funklöcher gehören der Vergangenheit an!", "Bereiche ohne Empfang treten damit seltener auf.")]),
+    ("bc585078eb58ed5e5ca9927509ce6d9e:en", "style", "style_half", 3.0,
+     [("There is no need to apply separately.", "No need to bug us about it.")]),
+    ("b14825f751acc1f9b6329f993a99cd89:ja", "style", "style_half", 3.0,
+     [("来週改めてご確認いただけますと幸いです。", "来週また見てね。")]),
+    ("12cc06b219966032cc5dea0495e6c9e8:fr", "style", "style_half", 3.0,
+     [("Né dans les jardins de haute montagne", "Ce thé provient de plantations situées en altitude")]),
+    ("d52393bbf0c208288eaa79b88382e073", "style", "style_half", 3.0,
+     [("Netzwerk prüfen und erneut versuchen.",
+       "Bitte überprüfen Sie gegebenenfalls Ihre Netzwerkverbindung und versuchen Sie es anschließend noch einmal.")]),
+    ("99783d7db34fac6fe347a334aae56e26:en", "background", "setting_half", 3.0,
+     [("is adjourned until March 12", "is put off till March 12")]),
+    ("70fbf669d21d2b231431cd43ccc831ef:en", "background", "setting_half", 3.0,
+     [("rose 12% year on year", "went up, like, 12% on last year")]),
+    ("0a94dbb2d1034a3556c632ba4dabdd5c:ja", "background", "setting_half", 3.0,
+     [("午前中は故宮を見学し、午後は自由行動となります。", "午前：故宮見学。午後：自由行動。")]),
+    ("b55682f4ab8bd5de64d043324efbee0f:en", "background", "setting_half", 3.0,
+     [("may your home soon be blessed with children!", "may you soon reproduce!")]),
+    ("dc80f84b3ca27f1bbdb047b8f56fde7b:es", "background", "setting_half", 3.0,
+     [("las molestias ocasionadas", "el follón")]),
+    ("bd05fa47921112852cef51fad69b7fca", "background", "setting_half", 3.0,
+     [("rédiger le projet de loi", "rédiger le truc sur les loyers")]),
+    ("9904685218552f20ed0d3d5693433193:ja", "background", "setting_half", 3.0,
+     [("ベンチはペンキ塗りたてです！", "このベンチさっき塗ったばっかなんだよね！")]),
+    ("72aa4854ed234cf3d478907f4ac3416d:zh", "background", "setting_half", 3.0, [("我听不见自己的声音。", "本人无法听清自身之嗓音。")]),
+    ("7367536cf36c6aa0a77939abf21ec6a2:zh", "background", "setting_half", 3.0,
+     [("你能去河岸那边检查一下吗？", "烦请阁下移步河岸进行巡查。")]),
+]
+
+
+def _edited(case_id: str, ref: str, pairs: list) -> str:
+    """The reference with each (old, new) of a hand edit applied; a stale `old` stops the build."""
+    text = ref
+    for old, new in pairs:
+        if old is not None and old not in text:
+            raise SystemExit(f"EDITS / IFMT_EDITS: {case_id}: {old!r} is not in the reference")
+        text = new if old is None else text.replace(old, new)  # None: the whole text rewritten
+    return text
 
 
 def replace_last(text: str, old: str, new: str, count: int) -> str:
@@ -332,11 +412,13 @@ def item(row: dict, kind: str, prompt: str, read: str, lang: str, label: float, 
 
 def pick(by_label: dict[float, list[dict]], total: int = ITEMS_PER_KIND, rotate: bool = False) -> list[dict]:
     """About `total` items balanced over the labels, interleaved over languages. Hand-made and
-    kind-specific constructions come before the generic ones. A label the constructions reach only a
-    few times takes all it has and the others fill up to `total`; where the top label itself is
-    short (a constraint on a handful of rows), every label is held to twice the smallest count. With
-    `rotate`, each label's round over the languages starts one language later, so that a set with few
-    languages ends up with as even a count per language as the totals allow."""
+    kind-specific constructions come before the generic ones within a language, and a hand edit that
+    the round over the languages would leave out takes the place of the last item that is not one.
+    A label the constructions reach only a few times takes all it has and the others fill up to
+    `total`; where the top label itself is short (a constraint on a handful of rows), every label is
+    held to twice the smallest count. With `rotate`, each label's round over the languages starts one
+    language later, so that a set with few languages ends up with as even a count per language as the
+    totals allow."""
     chosen = {label: interleave(sorted(items, key=lambda entry: entry["construction"] in GENERIC),
                                 position if rotate else 0)
               for position, (label, items) in enumerate(by_label.items())}
@@ -352,8 +434,20 @@ def pick(by_label: dict[float, list[dict]], total: int = ITEMS_PER_KIND, rotate:
         caps = {label: counts[label] if label in small else rest for label in chosen}
     result = []
     for label in sorted(chosen):
-        result += chosen[label][:caps[label]]
+        head, tail = chosen[label][:caps[label]], chosen[label][caps[label]:]
+        for entry in (entry for entry in tail if _hand_made(entry)):  # a hand edit always makes the cut
+            spare = next((index for index in reversed(range(len(head))) if not _hand_made(head[index])), None)
+            if spare is None:
+                break
+            head[spare] = entry
+        result += head
     return result
+
+
+def _hand_made(entry: dict) -> bool:
+    """Whether the item is one of EDITS or IFMT_EDITS (written for its row: never left out for a generic one)."""
+    return (entry["case_id"], entry["kind"], entry["construction"]) in {
+        (case_id, kind, construction) for case_id, kind, construction, _, _ in EDITS + IFMT_EDITS}
 
 
 GENERIC = {"reference", "source_copy", "other_reference", "repeated_3x", "repeated_3x_quality", "repeated_3x_rubric"}
@@ -432,12 +526,7 @@ def insttrans_items(rows: list[dict]) -> list[dict]:
                     add(0.0, "citation_dropped", ref[:citation.start()].rstrip() + ref[citation.end():])
             for case_id, edit_id, construction, label, pairs in EDITS:
                 if case_id == row["case_id"] and edit_id == cid:
-                    text = ref
-                    for old, new in pairs:
-                        if old is not None and old not in text:
-                            raise SystemExit(f"EDITS: {case_id}: {old!r} is not in the reference")
-                        text = new if old is None else text.replace(old, new)  # None: the whole text rewritten
-                    add(label, construction, text)
+                    add(label, construction, _edited(case_id, ref, pairs))
             for case_id, rendering, variant in TERM_VARIANTS:
                 if case_id == row["case_id"] and cid == "term_cross_sentence":
                     found = ref.count(rendering)
@@ -593,6 +682,9 @@ def ifmtbench_items(rows: list[dict]) -> list[dict]:
                 half = len(ref_pieces) // 2  # the source's share of sentences from the same point on
                 rest = max(1, round(len(source_pieces) * half / len(ref_pieces)))
                 add(3.0, "half_untranslated", "".join(ref_pieces[:half]).rstrip() + " " + "".join(source_pieces[rest:]))
+            for case_id, edit_kind, construction, label, pairs in IFMT_EDITS:
+                if case_id == row["case_id"] and edit_kind == dimension:
+                    add(label, construction, _edited(case_id, ref, pairs))
         out += pick(by_label)
 
     by_label = {1.0: [], 0.0: []}

@@ -93,6 +93,29 @@ def test_each_kind_has_forty_items_balanced_over_labels_and_six_languages(rows):
             assert any(entry["construction"] == "reference" for entry in entries if entry["label"] == top), kind
 
 
+# The 0–5 rubric's bands (eval/ifmtbench/prompt.py): met (4, 5), partly or mostly not met (2, 3), hardly
+# or not met (0, 1); balance there is over the bands. Every other scale's labels are its bands.
+BANDS = {kind: ((0, 1), (2, 3), (4, 5)) for kind in ("style", "background")}
+
+
+def test_every_kind_is_balanced_over_its_labels_no_band_below_four_fifths_of_an_equal_share():
+    """Issue 36: each label (or 0–5 band) holds at least 0.8 of an equal share of its kind's items."""
+    kinds: dict[str, list[dict]] = {}
+    for name in BENCHMARKS:
+        for entry in items(name):
+            kinds.setdefault(entry["kind"], []).append(entry)
+    for kind, entries in kinds.items():
+        bands = BANDS.get(kind) or tuple((label,) for label in sorted(SCALES[kind]))
+        counts = [sum(entry["label"] in band for entry in entries) for band in bands]
+        assert sum(counts) == len(entries), kind
+        assert min(counts) >= 0.8 * len(entries) / len(bands), (kind, dict(zip(bands, counts)))
+
+
+def test_every_ifmtbench_hand_edit_is_in_the_set():
+    made = {(entry["case_id"], entry["kind"], entry["construction"]) for entry in items("ifmtbench")}
+    assert {(case_id, kind, construction) for case_id, kind, construction, _, _ in builder.IFMT_EDITS} <= made
+
+
 def test_the_sandglass_languages_are_all_the_bundled_ones_and_balanced(rows):
     bundled = {row["metadata"]["target_language"] for row in rows["sandglass"].values()}
     entries = items("sandglass")
@@ -187,6 +210,9 @@ def test_the_docs_show_the_sets_as_built(built):
     known = sum(len(entries) for name, entries in built.items() if not name.endswith(".probes"))
     probes = sum(len(entries) for name, entries in built.items() if name.endswith(".probes"))
     assert f"in all {known} items and {probes} probes" in page
+    made = Counter((entry["kind"], entry["construction"]) for entry in built["insttrans"])
+    assert (f"{made['style_consistency', 'register_slip']} `register_slip`; {made['term_cross_sentence', 'stray_variant']} "
+            f"`stray_variant` and {made['term_cross_sentence', 'term_left_out']} `term_left_out`") in " ".join(page.split())
     for construction in builder.WHY:  # every construction is explained on the page
         if not construction.startswith("repeated_3x_"):
             assert f"`{construction}`" in page, construction

@@ -185,16 +185,22 @@ def test_compare_treats_a_calibrated_and_an_uncalibrated_run_of_one_judge_as_com
     from types import SimpleNamespace
 
     from eval.compare import signature_check
+    from eval.provenance import Signature
 
     status, out = evaluate_run(tmp_path, monkeypatch, "--judge-calibration", str(calibration))
     assert status == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     plain = dict(summary, signature="|".join(part for part in summary["signature"].split("|")
-                                             if not part.startswith("judge-calibration:")))
+                                             if not part.startswith("judge-calibration:")),
+                 signature_fields={key: value for key, value in summary["signature_fields"].items()
+                                   if key != "judge-calibration"})
     assert plain["signature"] != summary["signature"]
-    check = signature_check(SimpleNamespace(summary=summary, benchmark="insttrans"),
-                            SimpleNamespace(summary=plain, benchmark="insttrans"))
+
+    def run(made: dict) -> SimpleNamespace:  # what compare reads of a run (eval/compare.py Run)
+        return SimpleNamespace(summary=made, benchmark="insttrans", signature=Signature.from_summary(made))
+
+    check = signature_check(run(summary), run(plain))
     assert check["compatible"] and check["differences"] == []
-    other = dict(plain, signature=plain["signature"].replace("judge:gpt-5.6-sol", "judge:other"))
-    assert not signature_check(SimpleNamespace(summary=summary, benchmark="insttrans"),
-                               SimpleNamespace(summary=other, benchmark="insttrans"))["compatible"]
+    other = dict(plain, signature=plain["signature"].replace("judge:gpt-5.6-sol", "judge:other"),
+                 signature_fields={**plain["signature_fields"], "judge": "other"})
+    assert not signature_check(run(summary), run(other))["compatible"]
