@@ -102,7 +102,7 @@ class Benchmark:
     # --- Judge, scoring, metrics ----------------------------------------------------------------
     prompt_sets: Mapping[str, PromptSet]        # by name; RunConfig.prompt_set chooses ("harness")
     counters: Mapping[str, Callable[[str, str], int]]  # syllable counters by name; RunConfig.counter chooses
-    score_rows: Callable[[list[dict], dict, dict | None, RunConfig], list[dict]]
+    score_rows: Callable[[list[dict], dict, dict | None, RunConfig], list[ScoreRow]]  # eval/score_rows.py
     headline_metrics: tuple[Metric, ...]        # summary's top-level {value, ci95, n} blocks, report order
     metrics: Callable[[list[dict], bool], dict]  # the summary's metric block (judged or not)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from eval.config import RunConfig
 from eval.predictions import is_missing
+from eval.score_rows import ConstraintResult, ScoreRow, Status
 from eval.stats import headline, mean_or_none, rounded
 
 from .prompt import ADEQUACY
@@ -17,20 +18,22 @@ from .rows import words
 from .rules import RULES
 
 
-def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool) -> dict:
+def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool) -> ScoreRow:
     missing = is_missing(prediction)
-    verdicts = {name: (False, "missing prediction") if missing else rule(row, prediction) for name, rule in RULES.items()}
-    checks = [{"id": name, "kind": "hard", "passed": passed, "reason": reason} for name, (passed, reason) in verdicts.items()]
-    hard_pass = int(all(check["passed"] for check in checks))
+    checks = []
+    for index, (name, rule) in enumerate(RULES.items(), 1):
+        passed, reason = (False, "missing prediction") if missing else rule(row, prediction)
+        checks.append(ConstraintResult(name, "hard", passed, detail={"reason": reason}, index=index))
+    hard_pass = int(all(check.passed for check in checks))
     adequacy = None if not judged else 0.0 if missing else float((verdict or {"quality": 0.0})["quality"])
-    return {"case_id": row["case_id"], "genre": row["genre"], "target_lang": row["target_lang"],
-            "status": "missing" if missing else "ok", "prediction": prediction, "constraints": checks,
-            "hard_pass": hard_pass, "adequacy": adequacy,
-            "toy_score": None if adequacy is None else hard_pass * adequacy,
-            "words_over": max(0, (0 if missing else words(prediction)) - row["max_words"])}
+    return ScoreRow.of(case_id=row["case_id"], genre=row["genre"], target_lang=row["target_lang"],
+                       status=Status.MISSING if missing else Status.OK, prediction=prediction, constraints=checks,
+                       hard_pass=hard_pass, adequacy=adequacy,
+                       toy_score=None if adequacy is None else hard_pass * adequacy,
+                       words_over=max(0, (0 if missing else words(prediction)) - row["max_words"]))
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[ScoreRow]:
     judged = verdicts is not None
     return [score_row(row, predictions.get(row["case_id"]), (verdicts or {}).get((row["case_id"], ADEQUACY)), judged)
             for row in rows]
