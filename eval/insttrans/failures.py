@@ -68,11 +68,11 @@ def failure_lists(scores: list[ScoreRow], summary: dict | None, cap: int) -> dic
                 elif entry.id not in soft or soft[entry.id] is not None:
                     soft.setdefault(entry.id, []).append(
                         (score.case_id, float(entry.score), judge_note(entry.detail, missing=score.missing)))
-        if score["quality"] is None:
+        if score.get("quality") is None:
             quality_known = False
         else:
             quality.append((score.case_id, float(score["quality"]),
-                            judge_note(score["quality_detail"], missing=score.missing)))
+                            judge_note(score.get("quality_detail"), missing=score.missing)))
     soft_result = {}
     for cid, entries in soft.items():
         if entries is None:
