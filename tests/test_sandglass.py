@@ -15,6 +15,7 @@ import pytest
 import evaluate
 import prepare_inputs
 from conftest import make_row, write_jsonl
+from eval.score_rows import row_from_dict
 from eval import sandglass
 from eval import known_data
 from eval.cli import benchmark_and_source, run_cli
@@ -438,7 +439,7 @@ def test_score_rows_keep_their_judge_reply_and_the_explorer_shows_it(judged_file
     out = judged_files[2]
     with JudgeServer(handler) as server:
         assert judged_run(server, judged_files, monkeypatch) == 0
-    rows = {s["case_id"]: s for s in map(json.loads, (out / "scores.jsonl").read_text().splitlines())}
+    rows = {s.case_id: s for s in map(row_from_dict, map(json.loads, (out / "scores.jsonl").read_text().splitlines()))}
     assert rows["u1:en:short"]["quality_detail"]["reply"] == '{"quality": 0.5}'
     assert len(rows["u1:en:short"]["quality_detail"]["cache_key"]) == 64
     assert rows["u2:ja:natural"]["quality_detail"] is None and rows["u2:ja:natural"]["quality"] == 0.0
