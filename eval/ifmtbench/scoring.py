@@ -9,6 +9,8 @@ glossary rule failure stays a failure (`detail.fallback: "skipped"`).
 
 from __future__ import annotations
 
+import dataclasses
+
 from eval.ifmtbench.labels import HARD, ID_KINDS, SOFT
 from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, render_rubric_prompt, validate_glossary,
                                    validate_rubric)
@@ -45,18 +47,18 @@ def _reply(verdicts, case_id: str, name: str) -> dict:
     return dict(getattr(verdicts, "replies", {}).get((case_id, name), {}))
 
 
-def _glossary_entry(row: dict, response: str, verdicts: dict | None, index: int) -> ConstraintResult:
-    verdict = RULES["glossary"](row, response)
-    if verdict.passed:
-        return ConstraintResult("glossary", HARD, True, detail={"method": "rule", **verdict.detail}, index=index)
+def _with_fallback(rule: ConstraintResult, row: dict, verdicts: dict | None) -> ConstraintResult:
+    """The glossary's result once its Judge fallback is read: the rule's pass stands; a failure
+    stands without the Judge (skipped), else the Judge's 0/1 decides (SPEC §14)."""
+    if rule.passed:
+        return dataclasses.replace(rule, detail={"method": "rule", **rule.detail})
     if verdicts is None:
-        return ConstraintResult("glossary", HARD, False, index=index,
-                                detail={"method": "rule", "fallback": Fallback.SKIPPED, **verdict.detail})
+        return dataclasses.replace(rule, detail={"method": "rule", "fallback": Fallback.SKIPPED, **rule.detail})
     answer = verdicts[(row["case_id"], GLOSSARY)]["glossary"]
-    return ConstraintResult("glossary", HARD, answer == 1, index=index,
-                            detail={"method": "judge_fallback", "fallback": Fallback.PASSED if answer == 1 else Fallback.FAILED,
-                                    "rule": verdict.detail, "reason": verdict.detail.get("reason", ""),
-                                    "judge": _reply(verdicts, row["case_id"], GLOSSARY)})
+    return dataclasses.replace(rule, passed=answer == 1, detail={
+        "method": "judge_fallback", "fallback": Fallback.PASSED if answer == 1 else Fallback.FAILED,
+        "rule": dict(rule.detail), "reason": rule.detail.get("reason", ""),
+        "judge": _reply(verdicts, row["case_id"], GLOSSARY)})
 
 
 def _soft_entry(row: dict, cid: str, verdicts: dict | None, index: int) -> ConstraintResult:
@@ -79,11 +81,11 @@ def score_row(row: dict, response: str | None, verdicts: dict | None) -> ScoreRo
         kind = ID_KINDS[cid]
         if missing:
             entry = ConstraintResult(cid, kind, False, 0.0, missing_detail(), index)
-        elif cid == "glossary":
-            entry = _glossary_entry(row, response, verdicts, index)
         elif kind == HARD:
             verdict = RULES[cid](row, response)
             entry = ConstraintResult(cid, kind, passed=verdict.passed, detail=verdict.detail, index=index)
+            if cid == "glossary":
+                entry = _with_fallback(entry, row, verdicts)
         else:
             entry = _soft_entry(row, cid, verdicts, index)
         constraints.append(entry)
