@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -71,7 +71,7 @@ def _plain(value: Any) -> Any:
     return value.value if isinstance(value, enum.Enum) else value
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ConstraintResult(Mapping):
     """One constraint's result: a hard verdict (`passed`) or a soft score (`score`, null when not
     judged), with the detail that says what decided it. Read as a mapping it is the file's entry."""
@@ -82,19 +82,10 @@ class ConstraintResult(Mapping):
     score: float | None = None
     detail: Mapping[str, Any] | None = None  # read-only once built (None: empty)
     index: int | None = None
-    _view: Mapping[str, Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        detail = self.detail if isinstance(self.detail, MappingProxyType) else frozen_detail(self.detail)
-        object.__setattr__(self, "detail", detail)
-        view: dict[str, Any] = {} if self.index is None else {"index": self.index}
-        view.update(id=self.id, kind=self.kind)
-        if self.kind == HARD:
-            view["passed"] = self.passed
-        else:
-            view["score"] = self.score
-        view["detail"] = detail
-        object.__setattr__(self, "_view", view)
+        if not isinstance(self.detail, MappingProxyType):
+            object.__setattr__(self, "detail", frozen_detail(self.detail))
 
     @property
     def hard(self) -> bool:
@@ -105,20 +96,27 @@ class ConstraintResult(Mapping):
         """The Judge fallback's state, where this rule has one."""
         return self.detail.get(FALLBACK_KEY)
 
+    def _keys(self) -> tuple[str, ...]:
+        """The file entry's keys (SPEC §11: index, id, kind, passed | score, detail)."""
+        verdict = _HARD_KEYS if self.kind == HARD else _SOFT_KEYS
+        return verdict if self.index is not None else verdict[1:]
+
     def to_dict(self) -> dict:
-        """The scores.jsonl entry (SPEC §11: index, id, kind, passed | score, detail)."""
-        entry = dict(self._view)
+        """The scores.jsonl entry."""
+        entry = {key: getattr(self, key) for key in self._keys()}
         entry["detail"] = {key: _plain(value) for key, value in self.detail.items()}
         return entry
 
     def __getitem__(self, key: str) -> Any:
-        return self._view[key]
+        if key not in self._keys():
+            raise KeyError(key)
+        return getattr(self, key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._view)
+        return iter(self._keys())
 
     def __len__(self) -> int:
-        return len(self._view)
+        return len(self._keys())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ConstraintResult):
@@ -128,10 +126,9 @@ class ConstraintResult(Mapping):
     __hash__ = None  # type: ignore[assignment]
 
 
-_LAYOUTS: dict[tuple[str, ...], tuple[str, ...]] = {}
-
-
-@dataclass(frozen=True, eq=False)
+_HARD_KEYS = ("index", "id", "kind", "passed", "detail")
+_SOFT_KEYS = ("index", "id", "kind", "score", "detail")
+@dataclass(frozen=True, eq=False, slots=True)
 class ScoreRow(Mapping):
     """One instance's score row. `columns` holds every column in file order, the typed ones
     included; a benchmark's own columns are read as `row[name]`."""
