@@ -22,7 +22,7 @@ from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from eval.errors import CompareError
 from eval.flags import HarnessParser
 from eval.pairing import UnitValues, metric_rows  # noqa: F401  (UnitValues: part of this module's interface)
-from eval.score_rows import ScoreRow, row_from_dict
+from eval.score_rows import ScoreRow, Status, row_from_dict
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
@@ -481,7 +481,7 @@ def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
     and Cohen's κ between the two runs' Judge verdicts, over instances with a prediction (missing
     ones get no Judge call)."""
     bench = a.bench
-    judged = [cid for cid in case_ids if a.scores[cid].get("status") == "ok" and b.scores[cid].get("status") == "ok"]
+    judged = [cid for cid in case_ids if a.scores[cid].status is Status.OK and b.scores[cid].status is Status.OK]
     kinds: dict[str, tuple[list[float], list[float]]] = {}
     for cid in judged:
         labels_a, labels_b = bench.judge_labels(a.scores[cid]), bench.judge_labels(b.scores[cid])

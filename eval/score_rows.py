@@ -7,8 +7,8 @@ A row keeps its benchmark's own columns in file order (`ScoreRow.of(case_id=…,
 constraints=…, …)`: the keywords' order is scores.jsonl's key order) and is read by attribute
 (`case_id`, `status`, `constraints`) or, for a benchmark's own column, as a read-only mapping
 (`row["if_score"]`). It becomes a dict only where a file is written (`to_dict`), and a line of
-scores.jsonl read back by another reader (compare, the Python API) becomes one again through
-`row_from_dict`, which checks every field it types and says what is wrong in one line.
+scores.jsonl read back by another reader (compare) becomes one again through `row_from_dict`,
+which checks every field it types and says what is wrong in one line.
 """
 
 from __future__ import annotations
@@ -146,6 +146,8 @@ class ScoreRow(Mapping):
         constraints = columns.get("constraints")
         if constraints is not None:
             constraints = tuple(constraints)
+            if not all(isinstance(entry, ConstraintResult) for entry in constraints):
+                raise TypeError("a score row's constraints are ConstraintResult objects")
             columns["constraints"] = constraints
         return cls(columns["case_id"], status, constraints, MappingProxyType(columns))
 

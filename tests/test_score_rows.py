@@ -104,6 +104,8 @@ def test_every_glossary_fallback_state_is_its_enum_and_written_as_its_name(answe
 def test_a_status_no_enum_names_is_refused_where_the_row_is_built():
     with pytest.raises(ValueError):
         ScoreRow.of(case_id="a", status="judge failed")
+    with pytest.raises(TypeError):  # a constraint is a ConstraintResult, never a bare dict
+        ScoreRow.of(case_id="a", status=Status.OK, constraints=[{"id": "x", "kind": "hard", "passed": True}])
 
 
 def test_a_missing_rows_detail_is_no_other_rows_and_cannot_be_changed():
