@@ -15,7 +15,6 @@ import pytest
 import evaluate
 import prepare_inputs
 from conftest import make_row, write_jsonl
-from eval.score_rows import row_from_dict
 from eval import sandglass
 from eval import known_data
 from eval.cli import benchmark_and_source, run_cli
@@ -24,6 +23,7 @@ from eval.data import file_sha256, load_rows_from_file
 from eval.errors import ConfigError, DataError
 from eval.sandglass import (controllability_slope, group_stats, quality_gap, render_judge_prompt, render_messages,
                             score_item, syllable_reward, target_syllables, validate_sandglass_rows)
+from eval.score_rows import row_from_dict
 from judge_server import JudgeServer, Reply, candidate_of, default_handler
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ the shared failures section (eval/failures.py) adds the missing predictions and 
 
 from __future__ import annotations
 
-from eval.ifmtbench.labels import HARD, ID_KINDS
+from eval.ifmtbench.labels import ID_KINDS
 from eval.reasons import MISSING_PREDICTION
 from eval.report import console_text, fmt, headline_cell, judge_lines, run_lines
 from eval.score_rows import ConstraintResult, Fallback, ScoreRow
