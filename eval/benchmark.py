@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 if TYPE_CHECKING:
     from eval.config import JudgeSettings, RunConfig
     from eval.pairing import UnitValues
+    from eval.rule_contract import ScoringContext
 # Named in annotations only, never imported here, so that the record stays on the ground floor
 # (both modules import this one): RequestShape is eval.judge_client's, ReleaseProtocol
 # eval.release_protocol's.
@@ -102,7 +103,8 @@ class Benchmark:
     # --- Judge, scoring, metrics ----------------------------------------------------------------
     prompt_sets: Mapping[str, PromptSet]        # by name; RunConfig.prompt_set chooses ("harness")
     counters: Mapping[str, Callable[[str, str], int]]  # syllable counters by name; RunConfig.counter chooses
-    score_rows: Callable[[list[dict], dict, dict | None, RunConfig], list[ScoreRow]]  # eval/score_rows.py
+    # (rows, predictions, verdicts, config, scoring: eval/rule_contract.py ScoringContext with the run's counter)
+    score_rows: Callable[[list[dict], dict, dict | None, RunConfig, ScoringContext], list[ScoreRow]]  # eval/score_rows.py
     headline_metrics: tuple[Metric, ...]        # summary's top-level {value, ci95, n} blocks, report order
     metrics: Callable[[list[dict], bool], dict]  # the summary's metric block (judged or not)
 

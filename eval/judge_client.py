@@ -47,10 +47,8 @@ from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's 
     RESPONSES_PREFIXES,
     client_pool,
     stand_in_of,
-    endpoint_kind,
     parse_answer,
     public_host,
-    uses_responses_endpoint,
 )
 from eval.provider import (
     ProviderDown,
@@ -86,7 +84,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def request_params(settings: JudgeSettings) -> dict:
     """The request parameters besides the model and the prompt (recorded in the summary);
     --judge-max-tokens replaces the token limit in place (unset: the bytes of SPEC §10's request)."""
-    if uses_responses_endpoint(settings.model):
+    if settings.endpoint_kind == RESPONSES:
         return {"max_output_tokens": settings.max_tokens or 4096, "reasoning": {"effort": settings.reasoning_effort},
                 "store": False}
     params = dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
@@ -114,14 +112,14 @@ class RequestShape:
 
 def endpoint_url(settings: JudgeSettings) -> str:
     """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
-    return openai_api.endpoint_url(settings.api_base, endpoint_kind(settings.model))
+    return openai_api.endpoint_url(settings.api_base, settings.endpoint_kind)
 
 
 def _params(settings: JudgeSettings, schema: dict | None) -> dict:
     """The request parameters, with the verdict's JSON schema when --judge-structured asks for it."""
     params = request_params(settings)
     if schema is not None:
-        params.update(openai_api.json_schema_params(endpoint_kind(settings.model), "verdict", schema,
+        params.update(openai_api.json_schema_params(settings.endpoint_kind, "verdict", schema,
                                                     structured_form(settings)))
     return params
 
@@ -135,14 +133,14 @@ def recorded_params(settings: JudgeSettings) -> dict:
     (its content follows from the prompt kind)."""
     params = request_params(settings)
     if settings.structured:
-        chat = endpoint_kind(settings.model) == CHAT
+        chat = settings.endpoint_kind == CHAT
         params["response_format" if chat else "text.format"] = structured_form(settings) if chat else "json_schema"
     return params
 
 
 def request_body(settings: JudgeSettings, prompt: str, schema: dict | None = None) -> bytes:
     """The exact bytes sent, serialised canonically so that the cache key is stable."""
-    return openai_api.request_body(endpoint_kind(settings.model), settings.model, prompt, _params(settings, schema),
+    return openai_api.request_body(settings.endpoint_kind, settings.model, prompt, _params(settings, schema),
                                    canonical=True)
 
 
@@ -247,32 +245,52 @@ def _object_schema(properties: dict) -> dict:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def validate_quality(text: str) -> dict:
+@dataclass(frozen=True)
+class VerdictForm:
+    """What a Judge reply must be (SPEC §10): the validator that reads it (calling the form calls
+    it), the JSON object as the repair turn restates it (`form`), what its values may be
+    (`values`: a benchmark's own scale), and the JSON schema --judge-structured asks an engine to
+    enforce (None: the form has none, and a structured run sends none)."""
+
+    validate: Callable[[str], dict]
+    form: str = "the JSON object the instructions above ask for"
+    values: str = "each S is one of the numbers 0, 0.5 or 1"
+    schema: dict | None = None
+
+    def __call__(self, text: str) -> dict:
+        return self.validate(text)
+
+
+def verdict_form(validate: "VerdictForm | Callable[[str], dict]") -> VerdictForm:
+    """A request's validator as its VerdictForm; a bare function (a release's reader, which has no
+    repair turn and no structured form) has the general words and no schema."""
+    return validate if isinstance(validate, VerdictForm) else VerdictForm(validate)
+
+
+def _validate_quality(text: str) -> dict:
     """`{"quality": S}` and nothing else."""
     obj = parse_verdict_object(text)
     _exact_keys(obj, ("quality",), "verdict keys")
     return {"quality": score_value(obj["quality"], "quality")}
 
 
-validate_quality.form = '{"quality": S}'
-validate_quality.schema = _object_schema({"quality": SCORE_SCHEMA})
+validate_quality = VerdictForm(_validate_quality, '{"quality": S}', schema=_object_schema({"quality": SCORE_SCHEMA}))
 
 
-def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
+def verdict_schema(validate: "VerdictForm | Callable[[str], dict]") -> dict | None:
     """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
-    return getattr(validate, "schema", None)
+    return verdict_form(validate).schema
 
 
-def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
+def repair_message(error: VerdictError, validate: "VerdictForm | Callable[[str], dict]") -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
-    form = getattr(validate, "form", "the JSON object the instructions above ask for")
-    values = getattr(validate, "values", "each S is one of the numbers 0, 0.5 or 1")  # a benchmark's own scale
+    form = verdict_form(validate)
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form}, where {values}, and nothing else.")
+            f"{form.form}, where {form.values}, and nothing else.")
 
 
-def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
-    """A validator for `{"scores": {id: S, ...}}` with exactly `ids`."""
+def soft_validator(ids: tuple[str, ...] | list[str]) -> VerdictForm:
+    """The form `{"scores": {id: S, ...}}` with exactly `ids`."""
     expected = tuple(dict.fromkeys(ids))
 
     def validate_soft(text: str) -> dict:
@@ -284,9 +302,8 @@ def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
         _exact_keys(scores, expected, "soft constraint ids")
         return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
 
-    validate_soft.form = json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S")
-    validate_soft.schema = _object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})})
-    return validate_soft
+    return VerdictForm(validate_soft, json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S"),
+                       schema=_object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})}))
 
 
 def reply_text(kind: str, payload: object) -> str:
@@ -379,7 +396,7 @@ class JudgeRequest:
     case_id: str
     name: str
     prompt: str
-    validate: Callable[[str], dict]
+    validate: VerdictForm | Callable[[str], dict]  # a bare function: a release's reader (see verdict_form)
 
 
 @dataclass(frozen=True)
@@ -784,7 +801,7 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
     async with client_pool(settings.concurrency, settings.timeout) as pool:
         session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
                                url=request_url(settings, shape),
-                               kind=endpoint_kind(settings.model) if shape is None else shape.kind,
+                               kind=settings.endpoint_kind if shape is None else shape.kind,
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar, secrets=stored_secrets(settings), notify=notify)
         verdicts: dict[tuple[str, str], dict] = {}
@@ -847,7 +864,7 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
     (verdicts served from the cache cost nothing and are not counted)."""
     return {
         "model": settings.model,
-        "endpoint_kind": endpoint_kind(settings.model) if shape is None else shape.kind,
+        "endpoint_kind": settings.endpoint_kind if shape is None else shape.kind,
         "host": public_host(settings.api_base),
         "params": recorded_params(settings) if shape is None else dict(shape.params),
         "prompt_versions": {**prompt_versions, **({"repair": REPAIR_VERSION} if settings.repairs else {})},

@@ -1,16 +1,8 @@
-"""The small typed records shared by the rules, the Judge and the metrics."""
+"""The small typed records shared by the Judge and the metrics (a rule's verdict: eval/rule_contract.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-
-@dataclass(frozen=True)
-class RuleVerdict:
-    """A hard rule's answer: `detail` says which key, tag, term or line decided it (SPEC §7)."""
-
-    passed: bool
-    detail: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

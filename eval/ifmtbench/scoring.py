@@ -15,8 +15,9 @@ from eval.ifmtbench.labels import HARD, ID_KINDS, SOFT
 from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, render_rubric_prompt, validate_glossary,
                                    validate_rubric)
 from eval.ifmtbench.rows import data_format_group
-from eval.ifmtbench.rules import RULES
+from eval.ifmtbench.rules import RULES, forget_glossary_verdicts, glossary_verdict
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.score_rows import ConstraintResult, Fallback, ScoreRow, Status, missing_detail, skipped_detail
 
 
@@ -30,13 +31,14 @@ def judge_requests(rows: list[dict], predictions: dict) -> list:
     from eval.judge_client import JudgeRequest
 
     requests = []
+    forget_glossary_verdicts()
     for row in rows:
         response = predictions.get(row["case_id"])
         if is_missing(response):
             continue
         if needs_rubric(row):
             requests.append(JudgeRequest(row["case_id"], RUBRIC, render_rubric_prompt(row, response), validate_rubric))
-        if "glossary" in row["constraint_ids"] and not RULES["glossary"](row, response).passed:
+        if "glossary" in row["constraint_ids"] and not glossary_verdict(row, response, remember=True).passed:
             requests.append(JudgeRequest(row["case_id"], GLOSSARY, render_glossary_prompt(row, response),
                                          validate_glossary))
     return requests
@@ -73,7 +75,8 @@ def _soft_entry(row: dict, cid: str, verdicts: dict | None, index: int) -> Const
     return ConstraintResult(cid, SOFT, score=value / 5, detail={"value": value, "judge": judge}, index=index)
 
 
-def score_row(row: dict, response: str | None, verdicts: dict | None) -> ScoreRow:
+def score_row(row: dict, response: str | None, verdicts: dict | None,
+              context: ScoringContext = DEFAULT_CONTEXT) -> ScoreRow:
     """The scores.jsonl row of one instance; `verdicts` is None without the Judge."""
     missing = is_missing(response)
     constraints = []
@@ -81,8 +84,8 @@ def score_row(row: dict, response: str | None, verdicts: dict | None) -> ScoreRo
         kind = ID_KINDS[cid]
         if missing:
             entry = ConstraintResult(cid, kind, False, 0.0, missing_detail(), index)
-        elif kind == HARD:
-            verdict = RULES[cid](row, response)
+        elif kind == HARD:  # the glossary's verdict is the request builder's when it ran the rule
+            verdict = glossary_verdict(row, response) if cid == "glossary" else RULES[cid](row, response, context)
             entry = ConstraintResult(cid, kind, passed=verdict.passed, detail=verdict.detail, index=index)
             if cid == "glossary":
                 entry = _with_fallback(entry, row, verdicts)
@@ -115,6 +118,7 @@ def score_row(row: dict, response: str | None, verdicts: dict | None) -> ScoreRo
     )
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config=None) -> list[ScoreRow]:
-    """scores.jsonl rows in data order."""
-    return [score_row(row, predictions.get(row["case_id"]), verdicts) for row in rows]
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config=None,
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[ScoreRow]:
+    """scores.jsonl rows in data order; the rules run under the pipeline's scoring context."""
+    return [score_row(row, predictions.get(row["case_id"]), verdicts, scoring) for row in rows]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, HARD
-from eval.insttrans.scorer_versions import check_hard
+from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_TABLE
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.score_rows import ConstraintResult, ScoreRow, Status, missing_detail, skipped_detail
 from eval.types import JudgeResult
 
 
 def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,
-                   rule_set: str = DEFAULT_RULE_SET, scorer_version: str | None = None) -> ScoreRow:
+                   context: ScoringContext = DEFAULT_CONTEXT) -> ScoreRow:
     """The scores.jsonl row of one instance.
 
     `judge` is None when the Judge is skipped (soft scores, quality and, for instances with soft
@@ -23,7 +23,7 @@ def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,
         if missing:
             entry = ConstraintResult(cid, kind, False, 0.0, missing_detail(), index)
         elif kind == HARD:
-            verdict = check_hard(cid, prediction, row, rule_set, scorer_version)
+            verdict = RULE_TABLE.check(cid, row, prediction, context)  # the context's rule set and version
             entry = ConstraintResult(cid, kind, passed=verdict.passed, detail=verdict.detail, index=index)
         elif judge is None:
             entry = ConstraintResult(cid, kind, score=None, detail=skipped_detail(), index=index)

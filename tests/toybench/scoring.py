@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from eval.config import RunConfig
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, Verdict
 from eval.score_rows import ConstraintResult, ScoreRow, Status
 from eval.stats import headline, mean_or_none, rounded
 
@@ -17,13 +18,17 @@ from .prompt import ADEQUACY
 from .rows import words
 from .rules import RULES
 
+MISSING = Verdict(False, "missing prediction")
 
-def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool) -> ScoreRow:
+
+
+def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool,
+              context: ScoringContext = DEFAULT_CONTEXT) -> ScoreRow:
     missing = is_missing(prediction)
     checks = []
     for index, (name, rule) in enumerate(RULES.items(), 1):
-        passed, reason = (False, "missing prediction") if missing else rule(row, prediction)
-        checks.append(ConstraintResult(name, "hard", passed, detail={"reason": reason}, index=index))
+        result = MISSING if missing else rule(row, prediction, context)
+        checks.append(ConstraintResult(name, "hard", result.passed, detail={"reason": result.reason}, index=index))
     hard_pass = int(all(check.passed for check in checks))
     adequacy = None if not judged else 0.0 if missing else float((verdict or {"quality": 0.0})["quality"])
     return ScoreRow.of(case_id=row["case_id"], genre=row["genre"], target_lang=row["target_lang"],
@@ -33,10 +38,11 @@ def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: b
                        words_over=max(0, (0 if missing else words(prediction)) - row["max_words"]))
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[ScoreRow]:
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig,
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[ScoreRow]:
     judged = verdicts is not None
-    return [score_row(row, predictions.get(row["case_id"]), (verdicts or {}).get((row["case_id"], ADEQUACY)), judged)
-            for row in rows]
+    return [score_row(row, predictions.get(row["case_id"]), (verdicts or {}).get((row["case_id"], ADEQUACY)), judged,
+                      scoring) for row in rows]
 
 
 def by_genre(scores: list[dict]) -> dict:
