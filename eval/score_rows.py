@@ -7,8 +7,8 @@ A row keeps its benchmark's own columns in file order (`ScoreRow.of(case_id=…,
 constraints=…, …)`: the keywords' order is scores.jsonl's key order) and is read by attribute
 (`case_id`, `status`, `constraints`) or, for a benchmark's own column, as a read-only mapping
 (`row["if_score"]`). It becomes a dict only where a file is written (`to_dict`), and a line of
-scores.jsonl read back by another reader (compare) becomes one again through `row_from_dict`,
-which checks every field it types and says what is wrong in one line.
+scores.jsonl read back by another reader (compare, the Python API's `load_run`) becomes one again
+through `row_from_dict`, which checks every field it types and says what is wrong in one line.
 """
 
 from __future__ import annotations
