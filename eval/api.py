@@ -34,11 +34,12 @@ __all__ = ["RunResult", "__version__", "evaluate", "load_run", "run_config"]
 def load_run(output_dir: str | Path) -> RunResult:
     """A RunResult read from an output directory of an earlier evaluate.py run (it finished: exit 0)."""
     from eval.outputs import result_paths
+    from eval.score_rows import row_from_dict
 
     output_dir = Path(output_dir)
     summary = json.loads((output_dir / "summary.json").read_text(encoding="utf-8"))
-    with open(output_dir / "scores.jsonl", encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
+    with open(output_dir / "scores.jsonl", encoding="utf-8") as handle:  # typed as the run held them
+        rows = [row_from_dict(json.loads(line)) for line in handle if line.strip()]
     return RunResult(0, output_dir, tuple(path for path in result_paths(output_dir) if path.is_file()), summary, rows)
 
 

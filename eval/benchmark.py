@@ -104,7 +104,7 @@ class Benchmark:
     prompt_sets: Mapping[str, PromptSet]        # by name; RunConfig.prompt_set chooses ("harness")
     counters: Mapping[str, Callable[[str, str], int]]  # syllable counters by name; RunConfig.counter chooses
     # (rows, predictions, verdicts, config, scoring: eval/rule_contract.py ScoringContext with the run's counter)
-    score_rows: Callable[[list[dict], dict, dict | None, RunConfig, ScoringContext], list[dict]]
+    score_rows: Callable[[list[dict], dict, dict | None, RunConfig, ScoringContext], list[ScoreRow]]  # eval/score_rows.py
     headline_metrics: tuple[Metric, ...]        # summary's top-level {value, ci95, n} blocks, report order
     metrics: Callable[[list[dict], bool], dict]  # the summary's metric block (judged or not)
 

@@ -24,6 +24,7 @@ from eval.errors import CompareError
 from eval.flags import HarnessParser
 from eval.pairing import UnitValues, metric_rows  # noqa: F401  (UnitValues: part of this module's interface)
 from eval.provenance import Signature
+from eval.score_rows import ScoreRow, Status, row_from_dict
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
@@ -123,7 +124,7 @@ class Run:
     path: Path
     name: str
     summary: dict
-    scores: dict[str, dict] = field(default_factory=dict)
+    scores: dict[str, ScoreRow] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -185,7 +186,7 @@ def load_run(path: Path, name: str | None = None) -> Run:
     if not scores_path.is_file():
         raise CompareError(f"{scores_path} does not exist",
                            "a RUN is an output directory of evaluate.py that finished (it has summary.json)")
-    scores: dict[str, dict] = {}
+    scores: dict[str, ScoreRow] = {}
     lines: dict[str, int] = {}
     number = 0
     try:
@@ -195,10 +196,9 @@ def load_run(path: Path, name: str | None = None) -> Run:
                     raise _Unreadable(f"a line of more than {MAX_LINE_BYTES:,} bytes")
                 if not raw.strip():
                     continue
-                row = strict_json(raw)
-                check_score_row(row)
-                scores[row["case_id"]] = row  # type: ignore[index]
-                lines[row["case_id"]] = number  # type: ignore[index]
+                row = row_from_dict(strict_json(raw))  # one ScoreRowError (a ValueError) naming the field
+                scores[row.case_id] = row
+                lines[row.case_id] = number
     except (ValueError, OSError) as error:
         raise CompareError(f"{scores_path}: line {number}: {error}", RERUN_HINT) from None
     return Run(path, name or path.name, summary, scores, lines)
@@ -257,17 +257,6 @@ def check_summary(summary: object) -> None:
             if interval is not None and not (isinstance(interval, list) and len(interval) == 2 and all(
                     bound is None or (isinstance(bound, _NUMBER) and not isinstance(bound, bool)) for bound in interval)):
                 raise _Unreadable(f"field {name}.ci95: expected [low, high] or null, found {kind_of(interval)}")
-
-
-def check_score_row(row: object) -> None:
-    """ValueError unless a scores.jsonl line is an object with a string case_id and, where present, a
-    string status (the rest is each benchmark's, checked where it is read: `blame`)."""
-    if not isinstance(row, dict):
-        raise _Unreadable(f"expected a score row (an object), found {kind_of(row)}")
-    if not isinstance(row.get("case_id"), str):
-        raise _Unreadable("no case_id" if "case_id" not in row
-                          else f"field case_id: expected a string, found {kind_of(row['case_id'])}")
-    _expect(row.get("status"), (str, type(None)), "status", "a string")
 
 
 def _fails(probe, run: Run) -> BaseException | None:
@@ -484,7 +473,7 @@ def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
     and Cohen's κ between the two runs' Judge verdicts, over instances with a prediction (missing
     ones get no Judge call)."""
     bench = a.bench
-    judged = [cid for cid in case_ids if a.scores[cid].get("status") == "ok" and b.scores[cid].get("status") == "ok"]
+    judged = [cid for cid in case_ids if a.scores[cid].status is Status.OK and b.scores[cid].status is Status.OK]
     kinds: dict[str, tuple[list[float], list[float]]] = {}
     for cid in judged:
         labels_a, labels_b = bench.judge_labels(a.scores[cid]), bench.judge_labels(b.scores[cid])

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval import openai_api
+from eval.score_rows import ScoreRow
 from eval.openai_api import REASONING_EFFORTS, Endpoint  # noqa: F401  (REASONING_EFFORTS: the flags' choices)
 
 # The protocol names (SPEC §15), one set for every module: `harness` is also the name of the prompt
@@ -115,7 +116,7 @@ class RunResult:
     output_dir: Path
     paths: tuple[Path, ...] = ()        # the result files written, in the order they were placed
     summary: dict | None = None
-    rows: list[dict] = field(default_factory=list)
+    rows: list[ScoreRow] = field(default_factory=list)  # eval/score_rows.py
 
     def _summary(self) -> dict:
         return self.summary if self.summary is not None else {}
@@ -144,8 +145,7 @@ class RunResult:
         ci = entry.get("ci95") if isinstance(entry, dict) else None
         return tuple(ci) if ci else None
 
-    def failed(self, constraint_id: str) -> list[dict]:
+    def failed(self, constraint_id: str) -> list[ScoreRow]:
         """The rows where a hard constraint failed (each row's `constraints` entry says why)."""
         return [row for row in self.rows
-                if any(entry.get("id") == constraint_id and entry.get("passed") is False
-                       for entry in row.get("constraints") or [])]
+                if any(entry.id == constraint_id and entry.passed is False for entry in row.constraints or ())]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from eval.explorer_assets import EXPLORER_CSS, EXPLORER_JS
 from eval.predictions import is_missing, wrapper_diagnostics
+from eval.score_rows import ScoreRow
 
 # (character, its JSON escape); str.replace per character is ~25x faster than str.translate here.
 _JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
@@ -41,14 +42,14 @@ def embed_json(value) -> str:
     return text
 
 
-def generic_view(row: dict | None, score: dict) -> dict:
+def generic_view(row: dict | None, score: ScoreRow) -> dict:
     """A benchmark without its own view: the status only (every run still gets a page)."""
     return {"facets": {}, "numbers": {}, "texts": [], "checks": [], "judge": []}
 
 
-def pane(view: dict, score: dict, prediction: str | None, diagnostics: list[str], heading: str = "") -> dict:
+def pane(view: dict, score: ScoreRow, prediction: str | None, diagnostics: list[str], heading: str = "") -> dict:
     """One column of an instance: its prediction, checks, Judge replies and diagnostics."""
-    return {"h": heading, "st": score.get("status", "ok"), "pr": prediction, "pl": view.get("prediction_lang", ""),
+    return {"h": heading, "st": score.status.value, "pr": prediction, "pl": view.get("prediction_lang", ""),
             "ws": bool(view.get("show_whitespace")), "c": [_check(check) for check in view.get("checks", [])],
             "j": [[label, text] for label, text in view.get("judge", [])], "d": diagnostics}
 
@@ -66,23 +67,23 @@ def texts_of(view: dict) -> list[list]:
             for text in view.get("texts", []) if isinstance(text.get("text"), str)]
 
 
-def instance_item(view: dict, score: dict, prediction: str | None, diagnostics: list[str]) -> dict:
+def instance_item(view: dict, score: ScoreRow, prediction: str | None, diagnostics: list[str]) -> dict:
     """One instance of explorer.html."""
     facets = dict(view.get("facets", {}))
-    facets["status"] = score.get("status", "ok")
+    facets["status"] = score.status.value
     if diagnostics:
         facets["diagnostic"] = diagnostics
-    return {"id": score["case_id"], "f": facets, "n": view.get("numbers", {}), "s": view.get("summary", ""),
+    return {"id": score.case_id, "f": facets, "n": view.get("numbers", {}), "s": view.get("summary", ""),
             "t": texts_of(view), "p": [pane(view, score, prediction, diagnostics)]}
 
 
-def explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict],
+def explorer_items(bench, rows: list[dict], predictions: dict, scores: list[ScoreRow],
                    diagnostic_case_ids: dict[str, list[str]] | None = None) -> list[dict]:
     """Every scored instance in data order (rows and scores are aligned by the pipeline)."""
     return list(iter_explorer_items(bench, rows, predictions, scores, diagnostic_case_ids))
 
 
-def iter_explorer_items(bench, rows: list[dict], predictions: dict, scores: list[dict],
+def iter_explorer_items(bench, rows: list[dict], predictions: dict, scores: list[ScoreRow],
                         diagnostic_case_ids: dict[str, list[str]] | None = None) -> Iterator[dict]:
     """The instances one at a time (the page serialises each and lets it go). The wrapper
     diagnostics come from the summary's `diagnostic_case_ids` when given, else are computed here."""
@@ -92,9 +93,9 @@ def iter_explorer_items(bench, rows: list[dict], predictions: dict, scores: list
         for case_id in case_ids:
             named.setdefault(case_id, []).append(name)
     for row, score in zip(rows, scores):
-        prediction = predictions.get(score["case_id"])
+        prediction = predictions.get(score.case_id)
         if diagnostic_case_ids is not None or is_missing(prediction):
-            diagnostics = named.get(score["case_id"], [])
+            diagnostics = named.get(score.case_id, [])
         else:
             found = wrapper_diagnostics(prediction, bench.diagnostics_source(row), bench.diagnostics_target(row))
             diagnostics = [name for name, present in found.items() if present]
@@ -148,7 +149,7 @@ def page_frame(title: str, prelude: str = "") -> tuple[str, str]:
     return before, f"</script>\n<script>{EXPLORER_JS}</script>\n</body></html>\n"
 
 
-def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: dict, scores: list[dict]) -> str:
+def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: dict, scores: list[ScoreRow]) -> str:
     """explorer.html of one run (SPEC §11 result file; docs/explorer.md)."""
     with _no_cyclic_gc():
         items = iter_explorer_items(bench, rows, predictions, scores,
@@ -158,7 +159,7 @@ def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: di
 
 
 def write_explorer_html(write: Callable[[str], None], bench, summary: dict, rows: list[dict], predictions: dict,
-                        scores: list[dict], scratch_dir: Path, batch: int = 256) -> None:
+                        scores: list[ScoreRow], scratch_dir: Path, batch: int = 256) -> None:
     """explorer.html of one run through `write`, the same bytes as `render_explorer_html`, without
     ever holding the page: the instances go one batch at a time to an unnamed scratch file in
     `scratch_dir` (the sortable numbers' names, which the header carries before them, are known only

@@ -1,11 +1,12 @@
 """The report's failures section (SPEC §11): which instances failed, and why, in one line each.
 
 scores.jsonl stays the complete record; this is the readable view of it. Each benchmark gives its
-own lists (`Benchmark.failure_lists`) in four kinds this module writes: `hard` (per rule the
+own lists (`Benchmark.failure_lists`) in three kinds this module writes: `hard` (per rule the
 failing case_ids with the one-line reason it writes), `tables` (any other list, as a heading,
-columns and rows whose first cell is a case_id: Sandglass's largest syllable misses), `soft` and
-`quality` (the lowest Judge scores; `label` names a Judge verdict that is not called quality).
-This module adds the missing predictions and the wrapper diagnostics, and writes the section.
+columns and rows whose first cell is a case_id: Sandglass's largest syllable misses) and `judge`
+(per name the lowest Judge scores, each list with its `kind`: "soft" for a soft constraint,
+"Judge" for a verdict on the whole instance such as quality). This module adds the missing
+predictions (by the rows' status) and the wrapper diagnostics, and writes the section.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from eval.predictions import DIAGNOSTICS, wrapper_diagnostics
+from eval.score_rows import ScoreRow
 
 if TYPE_CHECKING:
     from eval.benchmark import Benchmark
@@ -24,7 +26,7 @@ FAILURE_CAP = 20
 # The section's data
 # ---------------------------------------------------------------------------------------------
 
-def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | None,
+def _diagnostics(scores: list[ScoreRow], summary: dict | None, predictions: dict | None,
                  source_texts: dict | None, cap: int, text_field: str | None) -> dict:
     """{name: {count, case_ids}}: from the predictions when given, else from the summary's
     `diagnostic_case_ids`, else from the rows' own prediction text (`text_field`)."""
@@ -32,12 +34,12 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
     if predictions is not None:
         named = {name: [] for name in DIAGNOSTICS}
         for score in scores:
-            text = predictions.get(score["case_id"])
+            text = predictions.get(score.case_id)
             if text is not None and text.strip():
-                source = (source_texts or {}).get(score["case_id"], "")
+                source = (source_texts or {}).get(score.case_id, "")
                 for name, present in wrapper_diagnostics(text, source).items():
                     if present:
-                        named[name].append(score["case_id"])
+                        named[name].append(score.case_id)
     elif summary and (summary.get("predictions") or {}).get("diagnostic_case_ids") is not None:
         named = summary["predictions"]["diagnostic_case_ids"]
     elif scores and text_field is not None and text_field in scores[0]:
@@ -46,7 +48,7 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
             if score.get(text_field) and score[text_field].strip():
                 for name, present in wrapper_diagnostics(score[text_field]).items():
                     if present:
-                        named[name].append(score["case_id"])
+                        named[name].append(score.case_id)
     counts = (summary or {}).get("predictions", {}).get("diagnostics", {})
     result = {}
     for name in DIAGNOSTICS:
@@ -56,7 +58,7 @@ def _diagnostics(scores: list[dict], summary: dict | None, predictions: dict | N
     return result
 
 
-def failures(scores: list[dict], summary: dict | None = None, predictions: dict | None = None,
+def failures(scores: list[ScoreRow], summary: dict | None = None, predictions: dict | None = None,
              source_texts: dict | None = None, cap: int = FAILURE_CAP, *, bench: Benchmark) -> dict:
     """The failures section of a run (SPEC §11), from its score rows.
 
@@ -65,7 +67,7 @@ def failures(scores: list[dict], summary: dict | None = None, predictions: dict 
     text the rows carry, `bench.prediction_field`). The lists are the benchmark's own
     (`bench.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
     """
-    missing = [score["case_id"] for score in scores if score.get("status") == "missing"]
+    missing = [score.case_id for score in scores if score.missing]
     result: dict = {"benchmark": bench.name, "cap": cap,
                     "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]}}
     result.update(bench.failure_lists(scores, summary, cap))
@@ -107,11 +109,8 @@ def failures_markdown(data: dict) -> list[str]:
                       "|" + "|".join("---:" if index in numeric else "---" for index in range(len(block["columns"]))) + "|"]
             lines += ["| " + " | ".join([f"`{row[0]}`", *(_md(cell) for cell in row[1:])]) + " |" for row in block["rows"]]
             lines.append("")
-    for cid, slot in list(data.get("soft", {}).items()) + [("quality", data.get("quality"))]:
-        if slot is None:
-            continue
-        kind = "Judge" if cid == "quality" else "soft"
-        cid = slot.get("label", cid)
+    for cid, slot in data.get("judge", {}).items():
+        kind = slot["kind"]
         if not slot["judged"]:
             lines += [f"### {cid} ({kind}): not judged (--skip-judge)", ""]
             continue

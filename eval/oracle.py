@@ -21,6 +21,7 @@ from typing import Iterator
 from eval.benchmark import Benchmark
 from eval.errors import ConfigError
 from eval.outputs import jsonl_lines
+from eval.score_rows import ConstraintResult, ScoreRow
 
 ORACLE_FILE = "oracle_failures.jsonl"
 ORACLE_SOURCE = "oracle: each row's reference as its prediction"
@@ -49,11 +50,11 @@ def oracle_predictions(bench: Benchmark, rows: list[dict]) -> Iterator[Path]:
         path.unlink(missing_ok=True)
 
 
-def _reason(entry: dict) -> str:
-    detail = entry.get("detail")
-    if isinstance(detail, dict) and isinstance(detail.get("reason"), str):
+def _reason(entry: ConstraintResult) -> str:
+    detail = entry.to_dict()["detail"]
+    if isinstance(detail.get("reason"), str):
         text = detail["reason"]
-    elif isinstance(detail, dict) and detail:
+    elif detail:
         text = json.dumps(detail, ensure_ascii=False, sort_keys=True)
     else:
         text = "the rule failed"
@@ -61,19 +62,19 @@ def _reason(entry: dict) -> str:
     return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1] + "…"
 
 
-def oracle_failures(scores: list[dict]) -> list[dict]:
+def oracle_failures(scores: list[ScoreRow]) -> list[dict]:
     """One record per hard constraint a reference fails: case_id, constraint id and index, reason;
     in data order, then constraint order."""
     found = []
     for score in scores:
-        for entry in score.get("constraints") or ():
-            if isinstance(entry, dict) and entry.get("kind") == "hard" and entry.get("passed") is False:
-                found.append({"case_id": score["case_id"], "constraint_id": entry.get("id"),
-                              "index": entry.get("index"), "reason": _reason(entry)})
+        for entry in score.constraints or ():
+            if entry.hard and entry.passed is False:
+                found.append({"case_id": score.case_id, "constraint_id": entry.id,
+                              "index": entry.index, "reason": _reason(entry)})
     return found
 
 
-def oracle_block(failures: list[dict], scores: list[dict]) -> dict:
+def oracle_block(failures: list[dict], scores: list[ScoreRow]) -> dict:
     """The summary's "oracle" block: how many rows were scored, how many had no reference, how
     many references fail a hard rule, per constraint id."""
     per_constraint: dict[str, int] = {}
@@ -81,7 +82,7 @@ def oracle_block(failures: list[dict], scores: list[dict]) -> dict:
         key = str(failure["constraint_id"])
         per_constraint[key] = per_constraint.get(key, 0) + 1
     return {"source": ORACLE_SOURCE, "n": len(scores),
-            "no_reference": sum(score.get("status") == "missing" for score in scores),
+            "no_reference": sum(score.missing for score in scores),
             "rows_failing": len({failure["case_id"] for failure in failures}),
             "failures": len(failures), "by_constraint": dict(sorted(per_constraint.items())),
             "file": ORACLE_FILE}

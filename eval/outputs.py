@@ -15,6 +15,7 @@ import signal
 import tempfile
 import threading
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 # The files a run writes, in the order they are renamed into place: summary.json last, so its
@@ -178,12 +179,14 @@ def jsonl_lines(values) -> str:
     return _NEEDS_ESCAPE.sub(_unicode_escape, text)
 
 
-def jsonl_writer(values: list, batch: int = 1024) -> Writer:
+def jsonl_writer(values: list, as_dict: Callable[[Any], Any] | None = None, batch: int = 1024) -> Writer:
     """A `Writer` of `jsonl_lines(values)`, a batch of lines at a time: the same bytes, never the
-    whole text at once."""
+    whole text at once. `as_dict` turns a typed value into what the line holds (a score row's
+    `to_dict`), one batch at a time."""
     def write_lines(write: Callable[[str], None]) -> None:
         for start in range(0, len(values), batch):
-            write(jsonl_lines(values[start:start + batch]))
+            part = values[start:start + batch]
+            write(jsonl_lines(part if as_dict is None else map(as_dict, part)))
     return write_lines
 
 

@@ -33,6 +33,7 @@ from eval.release_protocol import (ReleaseProtocol, harness_counter_notice, prot
 from eval.release_protocol import signature_parts as release_signature_parts
 from eval.rule_contract import ScoringContext
 from eval.report_html import render_report_html
+from eval.score_rows import ScoreRow, row_dict
 from eval.judge_calibration import calibration_console_line, calibration_markdown
 from eval.self_judging import self_judging
 from eval.system_meta import system_summary
@@ -205,7 +206,7 @@ def refuse_inputs_among_results(config: RunConfig) -> None:
 
 
 def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: list[dict], predictions: dict,
-                  prediction_lines: int, scores: list[dict], judge_block: dict | None,
+                  prediction_lines: int, scores: list[ScoreRow], judge_block: dict | None,
                   extra_reasons: list[str], release: ReleaseProtocol | None = None,
                   subset: dict | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
@@ -240,7 +241,7 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "data": {"source": data.source, "sha256": data.sha256, "identity": data.identity, "known_as": known_as,
                  "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
-                                         sum(score["status"] == "missing" for score in scores),
+                                         sum(score.missing for score in scores),
                                          ((predictions.get(row["case_id"]), bench.diagnostics_source(row),
                                            bench.diagnostics_target(row), prompt_text(bench, row))
                                           for row in rows), [row["case_id"] for row in rows],
@@ -270,12 +271,11 @@ def prompt_text(bench: Benchmark, row: dict) -> str:
                      if isinstance(message, dict))
 
 
-def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[dict]) -> None:
+def log_samples(bench: Benchmark, rows: list[dict], predictions: dict, scores: list[ScoreRow]) -> list[ScoreRow]:
     """--log-samples (lm-eval's name): each score row also carries the prediction exactly as given
     (null when missing) and the messages the model saw, for readers with their own tools."""
-    for row, score in zip(rows, scores):
-        score["prediction"] = predictions.get(row["case_id"])
-        score["model_input"] = bench.model_input(row)["messages"]
+    return [score.with_columns(prediction=predictions.get(row["case_id"]), model_input=bench.model_input(row)["messages"])
+            for row, score in zip(rows, scores)]
 
 
 def judge_calibration(bench: Benchmark, config: RunConfig, prompts, settings) -> dict | None:
@@ -350,7 +350,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         scoring = ScoringContext(counter=bench.counters[config.counter])  # the rules and Sandglass count with it
         scores = bench.score_rows(rows, predictions, verdicts, config, scoring)
         if config.log_samples:
-            log_samples(bench, rows, predictions, scores)
+            scores = log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
                                 extra_reasons, release, subset)
         if summary["judge"] is not None:  # read off the verdicts and replies; never changes one (eval/judge_health.py)
@@ -367,7 +367,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         # scores.jsonl and explorer.html are written into their temporaries piece by piece: a
         # 100,000-row run never holds either text whole (docs/architecture.md, speed and memory).
         paths = write_results(config.output_dir, {
-            "scores.jsonl": jsonl_writer(scores),
+            "scores.jsonl": jsonl_writer(scores, row_dict),
             "report.md": (bench.report_markdown(summary) + health_markdown(summary) + sections[0]
                           + protocol_markdown(summary.get("protocol")) + sections[1] + sections[2]
                           + calibration_markdown(summary["judge"]) + "\n".join(failures_markdown(failure_lists)) + "\n"),

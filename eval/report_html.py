@@ -262,11 +262,8 @@ def _failures_html(data: dict) -> list[str]:
         if block["rows"]:
             out.append(table(block["columns"], [[_case_link(row[0]), *(escape(cell) for cell in row[1:])]
                                                 for row in block["rows"]], numeric=set(block.get("numeric", ()))))
-    for cid, slot in list(data.get("soft", {}).items()) + [("quality", data.get("quality"))]:
-        if slot is None:
-            continue
-        kind = "Judge" if cid == "quality" else "soft"
-        cid = slot.get("label", cid)
+    for cid, slot in data.get("judge", {}).items():
+        kind = slot["kind"]
         if not slot["judged"]:
             out.append(f"<h3>{escape(cid)} ({kind}): not judged (--skip-judge)</h3>")
             continue

@@ -23,6 +23,7 @@ from eval.compare import main as compare_main
 from eval.compare_html import changed_case_ids, compare_items, render_compare_html
 from eval.explorer import embed_json, page
 from eval.insttrans.failures import failure_reason
+from eval.score_rows import ScoreRow, row_from_dict
 from eval.outputs import RESULT_FILES
 from judge_server import JudgeServer
 from tests.ifmtbench.helpers import ifmt_handler
@@ -45,8 +46,9 @@ def payload_of(html_text: str) -> dict:
     return json.loads(match.group(1))
 
 
-def read_scores(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
+def read_scores(out: Path) -> list[ScoreRow]:
+    return [row_from_dict(json.loads(line)) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n")
+            if line]
 
 
 def text_field(row: dict) -> str:
@@ -141,7 +143,7 @@ def test_each_insttrans_constraint_has_its_verdict_and_reason(runs):
                 assert passed == int(entry["passed"]) and verdict == ("pass" if entry["passed"] else "fail")
                 if not entry["passed"]:
                     failed_hard += 1
-                    assert why == failure_reason(entry["id"], entry["detail"]) and why
+                    assert why == failure_reason(entry["id"], entry["detail"], missing=score.missing) and why
             else:
                 assert verdict == f"{entry['score']:g}"
         assert checks["quality"][2] == f"{score['quality']:g}"
@@ -193,6 +195,7 @@ def test_log_samples_adds_the_prediction_and_the_model_input_and_nothing_else(tm
     expected = read_predictions(predictions)
     for before, after in zip(plain, logged):
         assert "prediction" not in before and "model_input" not in before
+        after = after.to_dict()
         extra = {key: after.pop(key) for key in ("prediction", "model_input")}
         assert after == before
         assert extra == {"prediction": prediction_for(before, expected), "model_input": inputs[before["case_id"]]}
@@ -364,7 +367,7 @@ def test_browser_ifmtbench_facets_search_count_and_a_row(runs):
                                                                                                    predictions)
         entry = next(e for e in expected[0]["constraints"] if e["kind"] == "hard" and not e["passed"])
         why = driver.locator(f"#detail tr[data-check={entry['id']}] td.expl").text_content()
-        assert why == ifmt_reason(entry) and why
+        assert why == ifmt_reason(entry, expected[0].missing) and why
     assert errors == []
 
 

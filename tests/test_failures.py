@@ -13,6 +13,7 @@ from eval.failures import failures, failures_markdown
 from eval.insttrans.failures import failure_reason
 from eval.insttrans import INSTTRANS
 from eval.sandglass import SANDGLASS
+from eval.score_rows import ScoreRow, row_from_dict
 
 # (constraint id, row fields, prediction, the reason's expected text): each detail comes from the
 # real rule, so a change in a rule's detail shows up here.
@@ -66,14 +67,14 @@ def test_a_failed_rule_gets_a_reason_read_off_its_detail(cid, fields, prediction
     assert expected in reason and "\n" not in reason and len(reason) <= 160
 
 
-def _score(case_id: str, entries: list[tuple[str, bool | float, dict]], quality=1.0, status="ok") -> dict:
+def _score(case_id: str, entries: list[tuple[str, bool | float, dict]], quality=1.0, status="ok") -> ScoreRow:
     constraints = []
     for index, (cid, value, detail) in enumerate(entries, 1):
         kind = CONSTRAINT_KINDS[cid]
         constraints.append({"index": index, "id": cid, "kind": kind,
                             **({"passed": value} if kind == "hard" else {"score": value}), "detail": detail})
-    return {"case_id": case_id, "status": status, "constraints": constraints, "quality": quality,
-            "constraint_ids": [cid for cid, _, _ in entries]}
+    return row_from_dict({"case_id": case_id, "status": status, "constraints": constraints, "quality": quality,
+                          "constraint_ids": [cid for cid, _, _ in entries]})
 
 
 @pytest.mark.parametrize("cid,fields,prediction", PASSING, ids=[cid for cid, *_ in PASSING])
@@ -97,15 +98,16 @@ def test_soft_and_quality_list_the_lowest_scores_first():
               _score("b", [("style_consistency", 1.0, {})], quality=0.0),
               _score("c", [("style_consistency", 0.0, {"reply": '{"scores": {"style_consistency": 0}}'})], quality=1.0)]
     data = failures(scores, bench=INSTTRANS)
-    assert [(case["case_id"], case["score"]) for case in data["soft"]["style_consistency"]["cases"]] == [("c", 0.0),
-                                                                                                      ("a", 0.5)]
-    assert data["soft"]["style_consistency"]["cases"][0]["reason"].startswith("reply: ")
-    assert [case["case_id"] for case in data["quality"]["cases"]] == ["b", "a"]
+    assert [(case["case_id"], case["score"]) for case in data["judge"]["style_consistency"]["cases"]] == [("c", 0.0),
+                                                                                                       ("a", 0.5)]
+    assert data["judge"]["style_consistency"]["cases"][0]["reason"].startswith("reply: ")
+    assert [case["case_id"] for case in data["judge"]["quality"]["cases"]] == ["b", "a"]
+    assert [slot["kind"] for slot in data["judge"].values()] == ["soft", "Judge"]
 
 
 def test_an_unjudged_run_says_so():
     data = failures([_score("a", [("style_consistency", None, {})], quality=None)], bench=INSTTRANS)
-    assert data["soft"]["style_consistency"]["judged"] is False and data["quality"]["judged"] is False
+    assert data["judge"]["style_consistency"]["judged"] is False and data["judge"]["quality"]["judged"] is False
     assert "not judged (--skip-judge)" in "\n".join(failures_markdown(data))
 
 
@@ -145,10 +147,10 @@ def test_report_md_names_the_failing_ids_and_their_reasons(tmp_path):
 def test_sandglass_failures_rank_the_largest_syllable_misses():
     def item(case_id, target, output, status="ok"):
         dev = abs(output - target) / target
-        return {"case_id": case_id, "status": status, "hyp": None if status == "missing" else "x " * output,
-                "target_syllables": target, "hyp_syllables": output, "abs_diff": abs(output - target),
-                "syllable_reward": 1.0 if abs(output - target) <= 1 else max(0.0, 1 - (dev - 0.05) / 0.45),
-                "target_language": "en", "target_kind": "natural", "quality": None}
+        return ScoreRow.of(case_id=case_id, status=status, hyp=None if status == "missing" else "x " * output,
+                           target_syllables=target, hyp_syllables=output, abs_diff=abs(output - target),
+                           syllable_reward=1.0 if abs(output - target) <= 1 else max(0.0, 1 - (dev - 0.05) / 0.45),
+                           target_language="en", target_kind="natural", quality=None)
 
     data = failures([item("near", 10, 10), item("far", 10, 20), item("gone", 10, 0, "missing"), item("mid", 10, 13)],
                     bench=SANDGLASS)

@@ -37,7 +37,8 @@ def _seconds(function) -> float:
 
 def _score_and_write(row: dict, prediction: str) -> list[dict]:
     """Both rule sets' score rows, each written as a scores.jsonl line and read back."""
-    lines = [jsonl_line(score_instance(row, prediction, None, ScoringContext(rule_set=rule_set))) for rule_set in RULE_SETS]
+    lines = [jsonl_line(score_instance(row, prediction, None, ScoringContext(rule_set=rule_set)).to_dict())
+             for rule_set in RULE_SETS]
     for line in lines:
         line.encode("utf-8")  # writable
     return [json.loads(line) for line in lines]

@@ -14,6 +14,7 @@ from eval.failures import failures
 from eval.insttrans import INSTTRANS
 from eval.published import sections_html
 from eval.report_html import bar_chart_svg, render_report_html
+from eval.score_rows import row_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "area", "base", "wbr", "source"}
@@ -60,7 +61,8 @@ def _run(tmp_path, *flags) -> tuple[dict, list[dict], str]:
     subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--quiet", "--skip-judge", *flags,
                     "--output-dir", str(out)], check=True, cwd=ROOT)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    scores = [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    scores = [row_from_dict(json.loads(line))
+              for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n") if line]
     return summary, scores, (out / "report.html").read_text(encoding="utf-8")
 
 
@@ -112,10 +114,10 @@ def test_every_text_is_escaped():
                "by_scenario": {hostile: {"n": 1, "if_score": None, "quality": None, "hard_pass_rate": 0.0}},
                "by_domain": {}, "by_language_pair": {}, "by_constraint_count": {},
                "by_target_lang": {hostile: {"n": 1, "if_score": None, "quality": None, "hard_pass_rate": 0.0}}}
-    scores = [{"case_id": hostile, "status": "ok", "target_lang": hostile, "hard_pass": False, "if_score": None,
-               "quality": None, "constraint_ids": ["term_compliance"],
-               "constraints": [{"index": 1, "id": "term_compliance", "kind": "hard", "passed": False,
-                                "detail": {"terms": [hostile], "missing": [hostile]}}]}]
+    scores = [row_from_dict({"case_id": hostile, "status": "ok", "target_lang": hostile, "hard_pass": False,
+                             "if_score": None, "quality": None, "constraint_ids": ["term_compliance"],
+                             "constraints": [{"index": 1, "id": "term_compliance", "kind": "hard", "passed": False,
+                                              "detail": {"terms": [hostile], "missing": [hostile]}}]})]
     page = render_report_html(summary, scores, INSTTRANS, failures(scores, summary, bench=INSTTRANS))
     assert "<script" not in page
     parser = parse(page)

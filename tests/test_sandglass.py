@@ -23,6 +23,7 @@ from eval.data import file_sha256, load_rows_from_file
 from eval.errors import ConfigError, DataError
 from eval.sandglass import (controllability_slope, group_stats, quality_gap, render_judge_prompt, render_messages,
                             score_item, syllable_reward, target_syllables, validate_sandglass_rows)
+from eval.score_rows import row_from_dict
 from judge_server import JudgeServer, Reply, candidate_of, default_handler
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -438,7 +439,7 @@ def test_score_rows_keep_their_judge_reply_and_the_explorer_shows_it(judged_file
     out = judged_files[2]
     with JudgeServer(handler) as server:
         assert judged_run(server, judged_files, monkeypatch) == 0
-    rows = {s["case_id"]: s for s in map(json.loads, (out / "scores.jsonl").read_text().splitlines())}
+    rows = {s.case_id: s for s in map(row_from_dict, map(json.loads, (out / "scores.jsonl").read_text().splitlines()))}
     assert rows["u1:en:short"]["quality_detail"]["reply"] == '{"quality": 0.5}'
     assert len(rows["u1:en:short"]["quality_detail"]["cache_key"]) == 64
     assert rows["u2:ja:natural"]["quality_detail"] is None and rows["u2:ja:natural"]["quality"] == 0.0

@@ -18,6 +18,7 @@ from eval.cli import run_cli
 from eval.explorer import render_explorer_html, write_explorer_html
 from eval.locking import hold_lock
 from eval.outputs import RESULT_FILES, jsonl_lines, jsonl_writer, remove_stale_temporaries
+from eval.score_rows import ScoreRow, row_dict
 from tests.ifmtbench.helpers import ifmt_handler
 from tests.judge_server import JudgeServer, default_handler
 
@@ -70,7 +71,7 @@ def test_the_streamed_files_are_the_in_memory_writers_bytes_on_the_bundled_runs(
     bench, summary, rows, predictions, scores = seen["explorer"]
     assert seen["scores"] is scores and len(scores) > 50
     assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["benchmark"] == name
-    assert (out / "scores.jsonl").read_bytes() == outputs._escape_surrogates(jsonl_lines(scores)).encode("utf-8")
+    assert (out / "scores.jsonl").read_bytes() == outputs._escape_surrogates(jsonl_lines(map(row_dict, scores))).encode("utf-8")
     reference = render_explorer_html(bench, summary, rows, predictions, scores)
     assert (out / "explorer.html").read_bytes() == outputs._escape_surrogates(reference).encode("utf-8")
     assert sorted(path.name for path in out.iterdir() if path.name.startswith(".")) == []  # no temporary left
@@ -79,7 +80,7 @@ def test_the_streamed_files_are_the_in_memory_writers_bytes_on_the_bundled_runs(
 def _generic_run(n: int, text: str) -> tuple:
     """A benchmark without its own explorer view, `n` instances with `text` as their prediction."""
     bench = SimpleNamespace(title="Generic", explorer_view=None)
-    scores = [{"case_id": f"c{index:06d}", "status": "ok"} for index in range(n)]
+    scores = [ScoreRow.of(case_id=f"c{index:06d}", status="ok") for index in range(n)]
     predictions = {score["case_id"]: f"{text} {index}" for index, score in enumerate(scores)}
     summary = {"predictions": {"diagnostic_case_ids": {}}, "data": {}, "formal": True}
     return bench, summary, [{} for _ in scores], predictions, scores
@@ -113,7 +114,7 @@ def _writing_peak(n: int, tmp_path: Path) -> tuple[int, int]:
     try:
         with open(target, "w", encoding="utf-8") as stream:
             write_explorer_html(stream.write, *run, tmp_path)
-            jsonl_writer(run[4])(stream.write)
+            jsonl_writer(run[4], row_dict)(stream.write)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

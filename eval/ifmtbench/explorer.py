@@ -8,43 +8,42 @@ comes from the score row.
 
 from __future__ import annotations
 
-from eval.ifmtbench.labels import HARD
 from eval.ifmtbench.report import failure_reason, soft_note
+from eval.score_rows import ConstraintResult, Fallback, ScoreRow
 
 
-def _check(entry: dict) -> dict:
-    if entry["kind"] == HARD:
-        detail = entry.get("detail") or {}
-        verdict = "pass" if entry["passed"] else "fail"
-        if detail.get("fallback") in ("passed", "failed"):
+def _check(entry: ConstraintResult, missing: bool) -> dict:
+    if entry.hard:
+        verdict = "pass" if entry.passed else "fail"
+        if entry.fallback in (Fallback.PASSED, Fallback.FAILED):
             verdict += " (Judge fallback)"
-        return {"name": entry["id"], "kind": "hard", "verdict": verdict, "passed": bool(entry["passed"]),
-                "value": bool(entry["passed"]),  # what the compare page compares: the verdict, not its method
-                "explanation": "" if entry["passed"] and not detail.get("fallback") else failure_reason(entry)}
-    score = entry.get("score")
-    return {"name": entry["id"], "kind": "soft (Judge 0-5)", "passed": None if score is None else score >= 1,
+        return {"name": entry.id, "kind": "hard", "verdict": verdict, "passed": bool(entry.passed),
+                "value": bool(entry.passed),  # what the compare page compares: the verdict, not its method
+                "explanation": "" if entry.passed and not entry.fallback else failure_reason(entry, missing)}
+    score = entry.score
+    return {"name": entry.id, "kind": "soft (Judge 0-5)", "passed": None if score is None else score >= 1,
             "value": score,
-            "verdict": "not judged" if score is None else f"{score:g}", "explanation": soft_note(entry)}
+            "verdict": "not judged" if score is None else f"{score:g}", "explanation": soft_note(entry, missing)}
 
 
-def _replies(score: dict) -> list[tuple[str, str]]:
+def _replies(score: ScoreRow) -> list[tuple[str, str]]:
     """Each Judge reply the row's details carry, once per prompt kind (style and background share one)."""
     seen, out = set(), []
-    for entry in score["constraints"]:
-        judge = (entry.get("detail") or {}).get("judge") or {}
-        kind = "glossary fallback" if entry["id"] == "glossary" else "style and background"
+    for entry in score.constraints:
+        judge = entry.detail.get("judge") or {}
+        kind = "glossary fallback" if entry.id == "glossary" else "style and background"
         if judge.get("reply") and kind not in seen:
             seen.add(kind)
             out.append((f"{kind} reply" + (" (repaired)" if judge.get("repaired") else ""), judge["reply"]))
     return out
 
 
-def explorer_view(row: dict | None, score: dict) -> dict:
+def explorer_view(row: dict | None, score: ScoreRow) -> dict:
     """The row's facets, sortable numbers, texts, checks and Judge replies."""
     ids = list(score["constraint_ids"])
-    checks = [_check(entry) for entry in score["constraints"]]
+    missing = score.missing
+    checks = [_check(entry, missing) for entry in score.constraints]
     failed = [check["name"] for check in checks if check["passed"] is False]
-    missing = score.get("status") == "missing"
     pair = f"{score.get('source_lang') or '-'}-{score.get('target_lang') or '-'}"
     facets = {
         "outcome": "missing" if missing else ("hard pass" if score["hard_pass"] else "hard fail"),
@@ -68,5 +67,4 @@ def explorer_view(row: dict | None, score: dict) -> dict:
             "numbers": {"if_score": score.get("if_score"), "soft_mean": score.get("soft_mean"),
                         "hard_pass": int(score["hard_pass"]), "labels": len(ids)},
             "prediction": None, "prediction_lang": score.get("target_lang") or "",
-            "show_whitespace": any(entry["id"] == "layout" and entry.get("passed") is False
-                                   for entry in score["constraints"])}
+            "show_whitespace": any(entry.id == "layout" and entry.passed is False for entry in score.constraints)}

@@ -7,8 +7,10 @@ the shared failures section (eval/failures.py) adds the missing predictions and 
 
 from __future__ import annotations
 
-from eval.ifmtbench.labels import HARD, ID_KINDS
+from eval.ifmtbench.labels import ID_KINDS
+from eval.reasons import MISSING_PREDICTION
 from eval.report import console_text, fmt, headline_cell, judge_lines, run_lines
+from eval.score_rows import ConstraintResult, Fallback, ScoreRow
 
 TITLE = "IFMTBench"
 FAILURE_CAP = 20
@@ -86,59 +88,60 @@ def console_table(summary: dict) -> str:
 # Failures
 # ---------------------------------------------------------------------------------------------
 
-def failure_reason(entry: dict) -> str:
-    """One line saying why a hard label failed, read off its detail."""
-    detail = entry.get("detail") or {}
-    reason = str(detail.get("reason") or "no reason recorded")
-    if reason.startswith("missing prediction"):
-        return "missing prediction"
-    fallback = detail.get("fallback")
-    if fallback == "failed":
+def failure_reason(entry: ConstraintResult, missing: bool = False) -> str:
+    """One line saying why a hard label failed, read off its detail; a missing prediction (the
+    row's status) says so, and the glossary's Judge fallback is named by its state."""
+    if missing:
+        return MISSING_PREDICTION
+    reason = str(entry.detail.get("reason") or "no reason recorded")
+    if entry.fallback is Fallback.FAILED:
         reason += "; the Judge fallback said 0"
-    elif fallback == "skipped":
+    elif entry.fallback is Fallback.SKIPPED:
         reason += "; Judge fallback not asked (--skip-judge)"
     return _cut(reason)
 
 
-def soft_note(entry: dict) -> str:
-    detail = entry.get("detail") or {}
-    if str(detail.get("reason", "")).startswith("missing prediction"):
-        return "missing prediction"
+def soft_note(entry: ConstraintResult, missing: bool = False) -> str:
+    if missing:
+        return MISSING_PREDICTION
+    detail = entry.detail
     if detail.get("judge_null"):
         return "Judge null: dimension not found in the instruction"
     reply = (detail.get("judge") or {}).get("reply")
     return _cut(f"reply: {reply}") if reply else ""
 
 
-def failure_lists(scores: list[dict], summary: dict | None = None, cap: int = FAILURE_CAP) -> dict:
-    """{hard: {id: {n, failed, cases}}, soft: {id: {n, judged, below_full, cases}}}: per hard id the
-    failing rows with their reasons (data order), per soft id the lowest scores."""
+def failure_lists(scores: list[ScoreRow], summary: dict | None = None, cap: int = FAILURE_CAP) -> dict:
+    """{hard: {id: {n, failed, cases}}, judge: {id: {n, judged, below_full, cases, kind}}}: per hard
+    id the failing rows with their reasons (data order), per soft id the lowest scores."""
     hard: dict[str, dict] = {}
     soft: dict[str, dict] = {}
     for score in scores:
-        for entry in score["constraints"]:
-            cid = entry["id"]
-            if entry["kind"] == HARD:
+        for entry in score.constraints:
+            cid = entry.id
+            if entry.hard:
                 slot = hard.setdefault(cid, {"n": 0, "failed": 0, "cases": []})
                 slot["n"] += 1
-                if not entry["passed"]:
+                if not entry.passed:
                     slot["failed"] += 1
                     if len(slot["cases"]) < cap:
-                        slot["cases"].append({"case_id": score["case_id"], "reason": failure_reason(entry)})
+                        slot["cases"].append({"case_id": score.case_id, "reason": failure_reason(entry, score.missing)})
             else:
                 slot = soft.setdefault(cid, {"n": 0, "judged": True, "entries": []})
                 slot["n"] += 1
-                if entry["score"] is None:
+                if entry.score is None:
                     slot["judged"] = False
                 else:
-                    slot["entries"].append((entry["score"], len(slot["entries"]), score["case_id"], soft_note(entry)))
+                    slot["entries"].append((entry.score, len(slot["entries"]), score.case_id,
+                                            soft_note(entry, score.missing)))
     soft_result = {}
     for cid, slot in soft.items():
         below = sorted(item for item in slot["entries"] if item[0] < 1)
         soft_result[cid] = {"n": slot["n"], "judged": slot["judged"],
                             "below_full": len(below) if slot["judged"] else None,
                             "cases": [{"case_id": case_id, "score": value, "reason": note}
-                                      for value, _, case_id, note in below[:cap]] if slot["judged"] else []}
+                                      for value, _, case_id, note in below[:cap]] if slot["judged"] else [],
+                            "kind": "soft"}
     order = list(ID_KINDS)
     return {"hard": {cid: hard[cid] for cid in order if cid in hard},
-            "soft": {cid: soft_result[cid] for cid in order if cid in soft_result}}
+            "judge": {cid: soft_result[cid] for cid in order if cid in soft_result}}

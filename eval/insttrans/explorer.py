@@ -7,33 +7,36 @@ comes from the score row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from eval.insttrans.failures import failure_reason
+from eval.reasons import MISSING_PREDICTION
+from eval.score_rows import ConstraintResult, ScoreRow
 
 _JUDGE_SKIP = {"cache_key", "judge"}
 
 
-def _verdict(entry: dict) -> tuple[str, bool | None]:
-    if entry["kind"] == "hard":
-        return ("pass" if entry["passed"] else "fail"), bool(entry["passed"])
-    score = entry.get("score")
+def _verdict(entry: ConstraintResult) -> tuple[str, bool | None]:
+    if entry.hard:
+        return ("pass" if entry.passed else "fail"), bool(entry.passed)
+    score = entry.score
     return ("not judged", None) if score is None else (f"{score:g}", score >= 1)
 
 
-def _explanation(entry: dict, missing: bool) -> str:
-    detail = entry.get("detail")
+def _explanation(entry: ConstraintResult, missing: bool) -> str:
     if missing:
-        return "missing prediction"
-    if entry["kind"] == "hard":
-        return "" if entry["passed"] else failure_reason(entry["id"], detail)
-    if isinstance(detail, dict) and detail.get("repaired"):
+        return MISSING_PREDICTION
+    if entry.hard:
+        return "" if entry.passed else failure_reason(entry.id, entry.detail)
+    if entry.detail.get("repaired"):
         return "repaired verdict (the Judge's first answer was invalid)"
-    return "" if entry.get("score") is None or entry["score"] >= 1 else "Judge score below 1 (reply below)"
+    return "" if entry.score is None or entry.score >= 1 else "Judge score below 1 (reply below)"
 
 
 def judge_replies(label: str, detail) -> list[tuple[str, str]]:
     """Every text a Judge detail carries, labelled: the reply, or after a repair turn (SPEC §10)
     the invalid first reply and then the reply that became the verdict; any other field as is."""
-    if not isinstance(detail, dict):
+    if not isinstance(detail, Mapping):
         return []
     out = []
     repaired = bool(detail.get("repaired"))
@@ -48,21 +51,21 @@ def judge_replies(label: str, detail) -> list[tuple[str, str]]:
     return out
 
 
-def explorer_view(row: dict | None, score: dict) -> dict:
+def explorer_view(row: dict | None, score: ScoreRow) -> dict:
     """The instance's facets, sortable numbers, texts, checks and Judge replies."""
     ids = list(score["constraint_ids"])
     checks, failed, verdicts = [], [], []
     soft_detail = None
-    for entry in score["constraints"]:
+    for entry in score.constraints:
         verdict, passed = _verdict(entry)
-        checks.append({"name": entry["id"], "kind": entry["kind"], "verdict": verdict, "passed": passed,
-                       "value": entry["passed"] if entry["kind"] == "hard" else entry.get("score"),
-                       "explanation": _explanation(entry, score.get("status") == "missing")})
-        verdicts.append(f"{entry['id']}: {verdict}")
+        checks.append({"name": entry.id, "kind": entry.kind, "verdict": verdict, "passed": passed,
+                       "value": entry.passed if entry.hard else entry.score,
+                       "explanation": _explanation(entry, score.missing)})
+        verdicts.append(f"{entry.id}: {verdict}")
         if passed is False:
-            failed.append(entry["id"])
-        if entry["kind"] == "soft" and soft_detail is None:
-            soft_detail = entry.get("detail")
+            failed.append(entry.id)
+        if entry.kind == "soft" and soft_detail is None:
+            soft_detail = entry.detail
     quality = score.get("quality")
     repaired = isinstance(score.get("quality_detail"), dict) and score["quality_detail"].get("repaired")
     checks.append({"name": "quality", "kind": "Judge", "value": quality,
@@ -70,10 +73,10 @@ def explorer_view(row: dict | None, score: dict) -> dict:
                    "verdict": "not judged" if quality is None else f"{quality:g}",
                    "explanation": "repaired verdict (the Judge's first answer was invalid)" if repaired else
                    "" if quality is None or quality >= 1 else
-                   "missing prediction" if score.get("status") == "missing" else "Judge score below 1 (reply below)"})
+                   MISSING_PREDICTION if score.missing else "Judge score below 1 (reply below)"})
     hard_pass = score.get("hard_pass")
     facets = {
-        "outcome": "missing" if score.get("status") == "missing" else ("hard pass" if hard_pass else "hard fail"),
+        "outcome": "missing" if score.missing else ("hard pass" if hard_pass else "hard fail"),
         "constraint": ids,
         "verdict": verdicts,
         "failed": failed or ["none"],
@@ -84,8 +87,7 @@ def explorer_view(row: dict | None, score: dict) -> dict:
         "domain": score["domain"],
         "quality": "not judged" if quality is None else f"{quality:g}",
     }
-    layout_failed = any(entry["id"] == "layout_break" and entry.get("passed") is False
-                        for entry in score["constraints"])
+    layout_failed = any(entry.id == "layout_break" and entry.passed is False for entry in score.constraints)
     texts = []
     if row is not None:
         prompt, source = row["prompt"], row["source_text"]

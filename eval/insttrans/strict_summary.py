@@ -14,10 +14,10 @@ from eval.stats import headline_of
 from eval.predictions import is_missing
 from eval.reasons import cut
 from eval.rule_contract import Verdict
+from eval.score_rows import MISSING_REASON, missing_detail
 
 STRICT = "strict"
-_MISSING_REASON = "missing prediction (null, empty or whitespace only, or no line)"
-_MISSING = Verdict(False, _MISSING_REASON, {"reason": _MISSING_REASON})
+_MISSING = Verdict(False, MISSING_REASON, missing_detail())  # read-only: shared by every missing row
 
 
 def strict_verdicts(row: dict, prediction: str | None) -> dict[str, Verdict]:

@@ -21,6 +21,7 @@ from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_
                                     score_item, syllable_reward)
 from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
 from eval.sandglass.report import console_table, report_markdown
+from eval.score_rows import ScoreRow
 from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS,
                                  looks_like_sandglass, model_input, render_messages, sandglass_row_warnings,
                                  target_syllables, validate_sandglass_row, validate_sandglass_rows)
@@ -65,7 +66,7 @@ COUNTERS = {HARNESS: count_syllables}
 
 
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig,
-               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[dict]:
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[ScoreRow]:
     """Syllables of every non-missing prediction in its target language (SPEC §8), then the item rows;
     counted by the run's counter (the pipeline's scoring context), else the one `config` names."""
     count = scoring.counter or COUNTERS[config.counter]
@@ -81,7 +82,7 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
         if verdicts is not None:  # where the quality came from: its cache key and the Judge's raw reply (SPEC §11)
             reply = getattr(verdicts, "replies", {}).get((case_id, "sandglass_quality"))
             item["quality_detail"] = dict(reply) if reply and not is_missing(prediction) else None
-        items.append(item)
+        items.append(ScoreRow.of(**item))
     return items
 
 

@@ -7,10 +7,13 @@ source and the prediction (`hyp`) itself.
 
 from __future__ import annotations
 
+from eval.reasons import MISSING_PREDICTION
+from eval.score_rows import ScoreRow
 
-def budget_band(score: dict) -> str:
+
+def budget_band(score: ScoreRow) -> str:
     """How far the syllable count landed from the target, in the card's bands."""
-    if score.get("status") == "missing":
+    if score.missing:
         return "missing"
     if score["hit_pm1"]:
         return "within ±1 syllable"
@@ -31,13 +34,13 @@ def judge_replies(detail: object) -> list[tuple[str, str]]:
     return [("quality reply", detail["reply"])]
 
 
-def explorer_view(row: dict | None, score: dict) -> dict:
+def explorer_view(row: dict | None, score: ScoreRow) -> dict:
     """The item's facets, sortable numbers, texts and checks."""
     reward, quality, target = score["syllable_reward"], score.get("quality"), score["target_syllables"]
     checks = [
         {"name": "syllable budget", "kind": "count", "verdict": f"{score['hyp_syllables']} of {target}",
          "passed": reward >= 1, "value": (score["hyp_syllables"], reward),
-         "explanation": ("missing prediction" if score.get("status") == "missing" else
+         "explanation": (MISSING_PREDICTION if score.missing else
                          f"{score['signed_dev']:+.1%} against the {score['target_kind']} target of {target} "
                          f"syllables ({score['duration']:g} s); reward {reward:g}")},
         {"name": "quality", "kind": "Judge", "verdict": "not judged" if quality is None else f"{quality:g}",

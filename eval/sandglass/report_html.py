@@ -44,7 +44,7 @@ def page_sections(summary: dict, items: list[dict]) -> list[str]:
     parts.append(bar_chart_svg(language_bars, f"{metric} by target language, 95% bootstrap intervals"))
     points = [{"x": item["target_syllables"], "y": item["hyp_syllables"], "lang": item["target_language"],
                "label": f"{item['case_id']}: target {item['target_syllables']}, output {item['hyp_syllables']}"}
-              for item in items if item["status"] == "ok"]
+              for item in items if not item.missing]
     parts.append("<h2>Target against output syllables</h2>")
     parts.append(scatter_svg(points, "Output syllables against the target, per item (missing predictions left out)"))
     for key, title in (("overall", "all items"), ("by_language", "language"), ("by_target_kind", "target kind"),

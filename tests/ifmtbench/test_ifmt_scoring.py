@@ -103,7 +103,7 @@ def test_without_the_judge_a_failed_glossary_is_a_failure_and_soft_scores_are_nu
     rows = rows_of(ifmt_row("g", ids=("glossary",), term_dict={"line": "Zeile"}), ifmt_row("s", ids=("layout", "style")),
                    ifmt_row("h"))
     scores = by_id(score_rows(rows, {"g": "x", "s": GOOD, "h": GOOD}, None))
-    assert scores["g"]["constraints"][0] | {"detail": None} == {"index": 1, "id": "glossary", "kind": "hard",
+    assert dict(scores["g"]["constraints"][0]) | {"detail": None} == {"index": 1, "id": "glossary", "kind": "hard",
                                                                 "passed": False, "detail": None}
     assert scores["g"]["constraints"][0]["detail"]["fallback"] == "skipped" and scores["g"]["if_score"] == 0.0
     assert scores["s"]["constraints"][1]["score"] is None and scores["s"]["if_score"] is None

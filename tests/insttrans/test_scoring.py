@@ -7,10 +7,12 @@ import pytest
 
 from conftest import make_row
 from eval.constraints import CONSTRAINTS
-from eval.insttrans.scoring import MISSING_DETAIL, score_instance
+from eval.insttrans.scoring import score_instance
 from eval.rule_contract import ScoringContext, Verdict
+from eval.score_rows import missing_detail
 from eval.types import JudgeResult
 
+MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
 SOFT3 = ["style_consistency", "term_cross_sentence", "coref_resolution"]
 
 
@@ -102,7 +104,7 @@ def test_a_missing_prediction_scores_zero_everywhere(prediction, with_judge):
     scored = score_instance(row, prediction, judge(1.0, style_consistency=1.0, coref_resolution=1.0)
                             if with_judge else None)
     assert scored["status"] == "missing"
-    assert scored["constraints"] == [
+    assert scored.to_dict()["constraints"] == [
         {"index": 1, "id": "format_preserve", "kind": "hard", "passed": False, "detail": MISSING_DETAIL},
         {"index": 2, "id": "style_consistency", "kind": "soft", "score": 0.0, "detail": MISSING_DETAIL},
         {"index": 3, "id": "coref_resolution", "kind": "soft", "score": 0.0, "detail": MISSING_DETAIL},
@@ -114,7 +116,7 @@ def test_a_missing_prediction_scores_zero_everywhere(prediction, with_judge):
 def test_a_missing_prediction_with_only_hard_ids_is_not_a_pass():
     scored = score_instance(row_with(["format_preserve"]), None, None)
     assert (scored["hard_pass"], scored["soft_mean"], scored["if_score"]) == (False, 0.0, 0.0)
-    assert MISSING_DETAIL == {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
+    assert missing_detail() == MISSING_DETAIL
 
 
 def test_without_the_judge_soft_scores_and_quality_are_null():

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 def explorer_view(row: dict | None, score: dict) -> dict:
     adequacy = score.get("adequacy")
-    checks = [{"name": check["id"], "kind": "hard", "verdict": "pass" if check["passed"] else "fail",
-               "passed": check["passed"], "explanation": check["reason"]} for check in score["constraints"]]
+    checks = [{"name": check.id, "kind": "hard", "verdict": "pass" if check.passed else "fail",
+               "passed": check.passed, "explanation": check.detail["reason"]} for check in score.constraints]
     checks.append({"name": "adequacy", "kind": "Judge", "verdict": "not judged" if adequacy is None else f"{adequacy:g}",
                    "passed": None if adequacy is None else adequacy >= 1, "explanation": ""})
     texts = [] if row is None else [{"label": "source", "text": row["source"]},

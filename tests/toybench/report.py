@@ -45,8 +45,8 @@ def failure_lists(scores: list[dict], summary: dict | None, cap: int) -> dict:
     """Per hard rule the failing case_ids with their reason; the lowest adequacy verdicts."""
     hard = {}
     for name in RULES:
-        failed = [(score["case_id"], check["reason"]) for score in scores for check in score["constraints"]
-                  if check["id"] == name and not check["passed"]]
+        failed = [(score.case_id, check.detail["reason"]) for score in scores for check in score.constraints
+                  if check.id == name and not check.passed]
         hard[name] = {"n": len(scores), "failed": len(failed),
                       "cases": [{"case_id": cid, "reason": reason} for cid, reason in failed[:cap]]}
     judged = bool(scores) and all(score["adequacy"] is not None for score in scores)
@@ -57,4 +57,4 @@ def failure_lists(scores: list[dict], summary: dict | None, cap: int) -> dict:
     over = [[score["case_id"], score["words_over"]] for score in scores if score["words_over"] > 0]
     table = {"heading": f"Word budget: {len(over)} of {len(scores)} over", "columns": ["case_id", "words over"],
              "numeric": [1], "rows": over[:cap]}
-    return {"hard": hard, "tables": [table], "quality": {**quality, "label": "adequacy"}}
+    return {"hard": hard, "tables": [table], "judge": {"adequacy": {**quality, "kind": "Judge"}}}

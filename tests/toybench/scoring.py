@@ -11,6 +11,7 @@ from __future__ import annotations
 from eval.config import RunConfig
 from eval.predictions import is_missing
 from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, Verdict
+from eval.score_rows import ConstraintResult, ScoreRow, Status
 from eval.stats import headline, mean_or_none, rounded
 
 from .prompt import ADEQUACY
@@ -20,23 +21,25 @@ from .rules import RULES
 MISSING = Verdict(False, "missing prediction")
 
 
+
 def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool,
-              context: ScoringContext = DEFAULT_CONTEXT) -> dict:
+              context: ScoringContext = DEFAULT_CONTEXT) -> ScoreRow:
     missing = is_missing(prediction)
-    verdicts = {name: MISSING if missing else rule(row, prediction, context) for name, rule in RULES.items()}
-    checks = [{"id": name, "kind": "hard", "passed": verdict.passed, "reason": verdict.reason}
-              for name, verdict in verdicts.items()]
-    hard_pass = int(all(check["passed"] for check in checks))
+    checks = []
+    for index, (name, rule) in enumerate(RULES.items(), 1):
+        result = MISSING if missing else rule(row, prediction, context)
+        checks.append(ConstraintResult(name, "hard", result.passed, detail={"reason": result.reason}, index=index))
+    hard_pass = int(all(check.passed for check in checks))
     adequacy = None if not judged else 0.0 if missing else float((verdict or {"quality": 0.0})["quality"])
-    return {"case_id": row["case_id"], "genre": row["genre"], "target_lang": row["target_lang"],
-            "status": "missing" if missing else "ok", "prediction": prediction, "constraints": checks,
-            "hard_pass": hard_pass, "adequacy": adequacy,
-            "toy_score": None if adequacy is None else hard_pass * adequacy,
-            "words_over": max(0, (0 if missing else words(prediction)) - row["max_words"])}
+    return ScoreRow.of(case_id=row["case_id"], genre=row["genre"], target_lang=row["target_lang"],
+                       status=Status.MISSING if missing else Status.OK, prediction=prediction, constraints=checks,
+                       hard_pass=hard_pass, adequacy=adequacy,
+                       toy_score=None if adequacy is None else hard_pass * adequacy,
+                       words_over=max(0, (0 if missing else words(prediction)) - row["max_words"]))
 
 
 def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig,
-               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[dict]:
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[ScoreRow]:
     judged = verdicts is not None
     return [score_row(row, predictions.get(row["case_id"]), (verdicts or {}).get((row["case_id"], ADEQUACY)), judged,
                       scoring) for row in rows]
