@@ -62,14 +62,14 @@ def failures(scores: list[dict], summary: dict | None = None, predictions: dict 
 
     `predictions` ({case_id: text}) and `source_texts` give the diagnostics directly; without
     them they come from `summary["predictions"]["diagnostic_case_ids"]` (or from the prediction
-    text the rows carry, `bench.prediction_field`). The lists are the benchmark's own
-    (`bench.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
+    text the rows carry, `bench.data.prediction_field`). The lists are the benchmark's own
+    (`bench.reports.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
     """
     missing = [score["case_id"] for score in scores if score.get("status") == "missing"]
     result: dict = {"benchmark": bench.name, "cap": cap,
                     "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]}}
-    result.update(bench.failure_lists(scores, summary, cap))
-    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.prediction_field)
+    result.update(bench.reports.failure_lists(scores, summary, cap))
+    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.data.prediction_field)
     return result
 
 

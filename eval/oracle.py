@@ -28,7 +28,7 @@ _REASON_CHARS = 300  # a reason stays one readable line
 
 
 def reference_of(bench: Benchmark, row: dict) -> str | None:
-    value = row.get(bench.reference_field) if bench.reference_field else None
+    value = row.get(bench.data.reference_field) if bench.data.reference_field else None
     return value if isinstance(value, str) and value.strip() else None
 
 
@@ -36,7 +36,7 @@ def reference_of(bench: Benchmark, row: dict) -> str | None:
 def oracle_predictions(bench: Benchmark, rows: list[dict]) -> Iterator[Path]:
     """A temporary predictions file of the rows' references (null where a row has none), read by
     the usual predictions reader so that nothing about the run differs but the text's origin."""
-    if not bench.reference_field:
+    if not bench.data.reference_field:
         raise ConfigError(f"--oracle: {bench.title} declares no reference field", "drop --oracle")
     handle, name = tempfile.mkstemp(prefix="oracle-", suffix=".jsonl")
     path = Path(name)

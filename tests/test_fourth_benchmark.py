@@ -107,7 +107,7 @@ def registered(tmp_path, monkeypatch):
     assert "toybench" not in benchmarks.BENCHMARKS  # nothing else knows it
     monkeypatch.setitem(benchmarks.BENCHMARKS, TOYBENCH.name, TOYBENCH)
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps(TOYBENCH.manifest_entry()), encoding="utf-8")
+    manifest.write_text(json.dumps(TOYBENCH.release.manifest_entry()), encoding="utf-8")
     monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
     monkeypatch.setenv("JUDGE_API_KEY", KEY)
     return tmp_path

@@ -11,10 +11,24 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from eval.benchmark import Derived, Mean, Metric
 from eval.ifmtbench.labels import HARD, ID_KINDS
 from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline, mean_or_none, rounded, single_threaded_numpy
 
-HEADLINES = ("if_score", "if_score_single", "if_score_multi", "composition_drop", "hard_pass_rate")
+# The headline metrics, declared once: the record, report.md, the console table, report.html's
+# cards, the leaderboard and compare read them from here. if_score_single and if_score_multi are
+# if_score with weight 1 on their own rows and 0 on the others, so each pooled value is the
+# summary's; the composition drop is a difference of two group means, not a mean over units.
+HEADLINE_METRICS = (
+    Metric("if_score", Mean("if_score", text="mean over rows of hard product × soft mean (missing rows 0)"),
+           judge=True),
+    Metric("if_score_single", Mean("if_score", where=("multi", False), text="mean over single-constraint rows"),
+           judge=True),
+    Metric("if_score_multi", Mean("if_score", where=("multi", True), text="mean over multi-constraint rows"),
+           judge=True),
+    Metric("composition_drop", Derived("if_score_single − if_score_multi"), higher_is_better=False, judge=True),
+    Metric("hard_pass_rate", Mean("hard_pass", text="share of rows passing every hard label")),
+)
 
 
 def difference_ci(first: list, second: list, samples: int = BOOTSTRAP_SAMPLES,
