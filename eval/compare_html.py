@@ -2,7 +2,7 @@
 
 The metric deltas of each comparison with their 95% intervals and p-values as an SVG chart, and
 every instance whose verdict or score changed between the first run and any other, side by side,
-with the facets the benchmark declares (`Benchmark.explorer_view`, as in explorer.html). The
+with the facets the benchmark declares (`ReportHooks.explorer_view`, as in explorer.html). The
 changed instances are computed from the runs' scores.jsonl rows alone: an instance is listed when
 any of its checks' verdicts or any of its numbers differ (`changed_case_ids`).
 """

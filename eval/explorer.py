@@ -3,7 +3,7 @@
 The page is one self-contained file: the instances as JSON inside a `<script type="application/json">`
 block, and a small hand-written script (eval/explorer_assets.py) that renders them with textContent
 only. Which facets, numbers, texts and checks an instance has is the benchmark's business
-(`Benchmark.explorer_view`); this module knows none of them. eval/compare_html.py builds its page of
+(`ReportHooks.explorer_view`); this module knows none of them. eval/compare_html.py builds its page of
 changed instances from the same pieces.
 
 Escaping: the JSON is written with every `<`, `>` and `&` as a \\u escape, so no text from data,

@@ -1,7 +1,7 @@
 """The report's failures section (SPEC §11): which instances failed, and why, in one line each.
 
 scores.jsonl stays the complete record; this is the readable view of it. Each benchmark gives its
-own lists (`Benchmark.failure_lists`) in four kinds this module writes: `hard` (per rule the
+own lists (`ReportHooks.failure_lists`) in four kinds this module writes: `hard` (per rule the
 failing case_ids with the one-line reason it writes), `tables` (any other list, as a heading,
 columns and rows whose first cell is a case_id: Sandglass's largest syllable misses), `soft` and
 `quality` (the lowest Judge scores; `label` names a Judge verdict that is not called quality).

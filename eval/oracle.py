@@ -5,7 +5,7 @@ be asked to do better than the reference. The run writes the usual outputs and
 oracle_failures.jsonl, one line per (row, hard constraint) the reference fails, with the reason
 the rule gives. docs/published.md says what a user does with it.
 
-The benchmark names its reference field (`Benchmark.reference_field`); a row without a reference
+The benchmark names its reference field (`DataHooks.reference_field`); a row without a reference
 (Sandglass labels only its English rows) is scored as missing, and the report says how many.
 """
 

@@ -4,8 +4,8 @@ Every metric compare tests is a weighted mean over paired units, sum(w · v) / s
 benchmark gives, per metric, each unit's value in run A and in run B and the unit's weight; compare
 resamples the units and never re-computes a benchmark's metric (sacreBLEU's paired tests take
 sufficient statistics the same way). A benchmark builds these from its own scores.jsonl rows with
-its own metric functions (`Benchmark.compare_units`). `metric_rows` lists the results back, the
-benchmark's own sections (`Benchmark.compare_sections`) included, for the table and the compare page.
+its own metric functions (`Benchmark.compare_groups`). `metric_rows` lists the results back, the
+benchmark's own sections (`CompareHooks.compare_sections`) included, for the table and the compare page.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _stat_leaves(section: dict, prefix: tuple[str, ...] = ()) -> list[tuple[tupl
 
 def metric_rows(comparison: dict, sections: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
     """(label, stats) of one comparison in the table's order: the metrics, `by_constraint`, then the
-    benchmark's own sections (`Benchmark.compare_sections`, e.g. per language: "  en score"), so
+    benchmark's own sections (`CompareHooks.compare_sections`, e.g. per language: "  en score"), so
     that compare prints a benchmark's section without knowing its name."""
     rows = list(comparison["metrics"].items())
     for section in ("by_constraint", *sections):

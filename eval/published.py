@@ -11,7 +11,7 @@ published rows whose Judge is the system itself or of its family (eval/self_judg
 
 The figures stay the page's strings ("0.6901", "74.42%"); they are compared as Decimal, never
 as binary floats. A benchmark says how its summary answers each published metric
-(`Benchmark.published_metrics`); this module names none.
+(`ReleaseHooks.published_metrics`); this module names none.
 """
 
 from __future__ import annotations
