@@ -29,6 +29,17 @@ def get_benchmark(name: str) -> Benchmark:
         raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None
 
 
+def listed(items) -> str:
+    """"a, b or c", for a help text."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def titles_listed() -> str:
+    """"A, B or C": the registry's benchmark titles, for a help text."""
+    return listed(bench.title for bench in BENCHMARKS.values())
+
+
 def hub_files() -> tuple[str, ...]:
     """Every benchmark's release data file names (`ReleaseHooks.hub_files`), for recognising a snapshot folder."""
     return tuple(name for bench in BENCHMARKS.values() for name in bench.release.hub_files)

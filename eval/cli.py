@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from eval.benchmark import Benchmark, Option
-from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
+from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark, listed, titles_listed
 from eval.config import HARNESS, DataSource, RunConfig
 from eval.errors import ConfigError
 from eval.exits import Terminated, run_cli  # noqa: F401  (the scripts' edge, re-exported)
@@ -21,12 +21,6 @@ BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub i
 
 
 NO_HUB_ID = "the release folder's path"  # a benchmark whose release is no hub dataset
-
-
-def listed(items) -> str:
-    """"a, b or c"."""
-    items = list(items)
-    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def bundled_data(bench: Benchmark) -> str:
@@ -57,7 +51,7 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source = group.add_mutually_exclusive_group()
     source.add_argument("--data", "--data-file", dest="data", type=Path, default=None, action="append",
                         help="data JSONL file (default: the benchmark's bundled set); give it again to read "
-                             "several files in order (IFMTBench's single- and multi-constraint files)")
+                             "several files in order (a benchmark whose data comes in several files)")
     source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
                         help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
                              "(default name: " + "; ".join(f"{bench.title}: {bench.data.default_dataset or NO_HUB_ID}"
@@ -137,11 +131,6 @@ def add_option_arguments(parser: argparse.ArgumentParser) -> None:
             listed = "; ".join(f"{bench.title}: {', '.join(option.choices)}" for bench, option in declared)
             group.add_argument(flag, dest=first.name, default=None, metavar=first.metavar,
                                help=first.help.replace("{choices}", listed))
-
-
-def titles_listed() -> str:
-    """"A, B or C": the registry's benchmark titles, for a help text."""
-    return listed(bench.title for bench in BENCHMARKS.values())
 
 
 def evaluate_parser() -> argparse.ArgumentParser:

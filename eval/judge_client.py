@@ -75,7 +75,6 @@ QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
 REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
-ALLOWED_SCORES = (0, 0.5, 1)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -225,39 +224,6 @@ def parse_verdict_object(text: str) -> dict:
     return value
 
 
-def score_value(value: object, name: str) -> float:
-    """A JSON number equal to 0, 0.5 or 1; a boolean or a string is not a score."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in ALLOWED_SCORES:
-        raise VerdictError(f"{name} = {json.dumps(value)} is not one of the numbers 0, 0.5, 1")
-    return float(value) + 0.0  # -0.0 becomes 0.0
-
-
-def _exact_keys(obj: dict, expected: tuple[str, ...], where: str) -> None:
-    missing = [key for key in expected if key not in obj]
-    extra = [key for key in obj if key not in expected]
-    if missing or extra:
-        parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {extra}"] if extra else [])
-        raise VerdictError(f"{where}: " + ", ".join(parts))
-
-
-SCORE_SCHEMA = {"type": "number", "enum": list(ALLOWED_SCORES)}
-
-
-def _object_schema(properties: dict) -> dict:
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
-def validate_quality(text: str) -> dict:
-    """`{"quality": S}` and nothing else."""
-    obj = parse_verdict_object(text)
-    _exact_keys(obj, ("quality",), "verdict keys")
-    return {"quality": score_value(obj["quality"], "quality")}
-
-
-validate_quality.form = '{"quality": S}'
-validate_quality.schema = _object_schema({"quality": SCORE_SCHEMA})
-
-
 def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
     """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
     return getattr(validate, "schema", None)
@@ -266,27 +232,9 @@ def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
 def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
     form = getattr(validate, "form", "the JSON object the instructions above ask for")
-    values = getattr(validate, "values", "each S is one of the numbers 0, 0.5 or 1")  # a benchmark's own scale
+    values = getattr(validate, "values", None)  # the scale the prompt's form declares, if any
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form}, where {values}, and nothing else.")
-
-
-def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
-    """A validator for `{"scores": {id: S, ...}}` with exactly `ids`."""
-    expected = tuple(dict.fromkeys(ids))
-
-    def validate_soft(text: str) -> dict:
-        obj = parse_verdict_object(text)
-        _exact_keys(obj, ("scores",), "verdict keys")
-        scores = obj["scores"]
-        if not isinstance(scores, dict):
-            raise VerdictError('"scores" is not an object')
-        _exact_keys(scores, expected, "soft constraint ids")
-        return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
-
-    validate_soft.form = json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S")
-    validate_soft.schema = _object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})})
-    return validate_soft
+            f"{form}{f', where {values}' if values else ''}, and nothing else.")
 
 
 def reply_text(kind: str, payload: object) -> str:

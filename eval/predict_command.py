@@ -45,9 +45,11 @@ def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool = Tru
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from eval.benchmarks import titles_listed  # the registry's benchmarks, named in the help text
+
     parser = HarnessParser(
         description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for the predictions of "
-                    "InstTrans-Bench, Sandglass-Bench or IFMTBench model inputs (from prepare_inputs.py).")
+                    f"{titles_listed()} model inputs (from prepare_inputs.py).")
     io = parser.add_argument_group("Inputs and output")
     io.add_argument("--inputs", type=Path, required=True, help="model inputs written by prepare_inputs.py")
     io.add_argument("--output", type=Path, required=True,

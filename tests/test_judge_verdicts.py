@@ -17,10 +17,9 @@ from eval.judge_client import (
     reply_text,
     request_body,
     retry_after_seconds,
-    soft_validator,
     uses_responses_endpoint,
-    validate_quality,
 )
+from eval.insttrans.verdicts import soft_validator, validate_quality
 from judge_server import text_reply
 
 

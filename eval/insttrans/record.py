@@ -21,7 +21,7 @@ from eval.insttrans.scoring import score_instance
 from eval.predictions import is_missing
 from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instance, strict_summary
-from eval.types import JudgeItem, JudgeResult
+from eval.insttrans.verdicts import JudgeItem, JudgeResult
 
 DEFAULT_JUDGE_MODEL = "gpt-5.6-sol"
 
@@ -60,7 +60,8 @@ def judge_item(row: dict, prediction: str) -> JudgeItem:
 
 def item_requests(item: JudgeItem) -> list:
     """The quality prompt, and the soft prompt when the item has soft ids (SPEC §10)."""
-    from eval.judge_client import JudgeRequest, soft_validator, validate_quality
+    from eval.insttrans.verdicts import soft_validator, validate_quality
+    from eval.judge_client import JudgeRequest
     from eval.insttrans.prompts import render_quality_prompt, render_soft_prompt
 
     requests = [JudgeRequest(item.case_id, "quality", render_quality_prompt(item), validate_quality)]

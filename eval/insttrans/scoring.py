@@ -5,7 +5,7 @@ from __future__ import annotations
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, HARD
 from eval.insttrans.scorer_versions import check_hard
 from eval.predictions import is_missing
-from eval.types import JudgeResult
+from eval.insttrans.verdicts import JudgeResult
 
 MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
 

@@ -18,7 +18,7 @@ from eval.sandglass import compare, failures, manifest, report_html
 from eval.sandglass.explorer import explorer_view
 from eval.sandglass.metrics import (HEADLINE_METRICS, OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables,
                                     quality_gap, score_item, syllable_reward)
-from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
+from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt, validate_quality
 from eval.sandglass.report import console_table, report_markdown
 from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS,
                                  looks_like_sandglass, model_input, render_messages, sandglass_row_warnings,
@@ -40,7 +40,7 @@ def signature_parts(config: RunConfig) -> tuple[str, ...]:
 
 def judge_requests(rows: list[dict], predictions: dict) -> list:
     """One quality verdict per non-missing prediction, through the shared client and cache."""
-    from eval.judge_client import JudgeRequest, validate_quality
+    from eval.judge_client import JudgeRequest
 
     return [JudgeRequest(row["case_id"], "sandglass_quality", render_judge_prompt(row, predictions[row["case_id"]]),
                          validate_quality)

@@ -8,7 +8,8 @@ import pytest
 from conftest import make_row
 from eval.constraints import RULE_SETS
 from eval.insttrans.scoring import MISSING_DETAIL, score_instance
-from eval.types import JudgeResult, RuleVerdict
+from eval.insttrans.verdicts import JudgeResult
+from eval.types import RuleVerdict
 
 SOFT3 = ["style_consistency", "term_cross_sentence", "coref_resolution"]
 

@@ -25,7 +25,26 @@ def render_prompt(row: dict, prediction: str) -> str:
 
 def judge_requests(rows: list[dict], predictions: dict) -> list:
     """One adequacy verdict per row with a prediction (a missing one is never asked about)."""
-    from eval.judge_client import JudgeRequest, validate_quality
+    from eval.judge_client import JudgeRequest
 
-    return [JudgeRequest(row["case_id"], ADEQUACY, render_prompt(row, predictions[row["case_id"]]), validate_quality)
+    return [JudgeRequest(row["case_id"], ADEQUACY, render_prompt(row, predictions[row["case_id"]]), validate_adequacy)
             for row in rows if not is_missing(predictions.get(row["case_id"]))]
+
+
+def validate_adequacy(text: str) -> dict:
+    """`{"quality": S}` with S the number 0, 0.5 or 1, and nothing else: the prompt's own reply form."""
+    from eval.judge_client import VerdictError, parse_verdict_object
+
+    obj = parse_verdict_object(text)
+    if set(obj) != {"quality"}:
+        raise VerdictError(f'the object must hold only "quality", it holds {sorted(obj)}')
+    value = obj["quality"]
+    if isinstance(value, bool) or value not in (0, 0.5, 1):
+        raise VerdictError(f"quality = {value!r} is not one of the numbers 0, 0.5, 1")
+    return {"quality": float(value)}
+
+
+validate_adequacy.form = '{"quality": S}'
+validate_adequacy.values = "S is 0, 0.5 or 1"
+validate_adequacy.schema = {"type": "object", "properties": {"quality": {"type": "number", "enum": [0, 0.5, 1]}},
+                            "required": ["quality"], "additionalProperties": False}
