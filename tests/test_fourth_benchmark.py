@@ -236,6 +236,35 @@ def test_a_fourth_benchmark_runs_through_every_command(registered, monkeypatch, 
     assert (rows[1]["hard_pass_news"], rows[1]["hard_pass_chat"]) == (0.5, 0.75)
 
 
+def test_a_fourth_benchmarks_option_is_a_flag_for_it_alone(registered, capfd):
+    """Toy-Bench declares --genre-table (tests/toybench/__init__.py): with its registry line the
+    command line has the flag, a toy run takes it into its settings and report.md, and the pipeline
+    refuses it for another benchmark, and another benchmark's option for the toy, with one line each."""
+    from eval.cli import evaluate_parser
+
+    help_text = evaluate_parser().format_help()
+    assert "--genre-table {shown,hidden}" in help_text and "report.md's per-genre table" in help_text
+    predictions = write_predictions(registered / "a.jsonl", PREDICTIONS_A)
+    out = registered / "hidden"
+    assert run_cli(evaluate.main, ["--benchmark", "toybench", "--predictions", str(predictions), "--output-dir",
+                                   str(out), "--skip-judge", "--quiet", "--genre-table", "hidden"]) == 0
+    summary, _ = read_run(out)
+    assert summary["report"] == {"genre_table": "hidden"}
+    assert "## By genre" not in (out / "report.md").read_text(encoding="utf-8")
+    shown = registered / "shown"
+    assert run_cli(evaluate.main, ["--benchmark", "toybench", "--predictions", str(predictions), "--output-dir",
+                                   str(shown), "--skip-judge", "--quiet"]) == 0
+    assert "## By genre" in (shown / "report.md").read_text(encoding="utf-8")
+    capfd.readouterr()
+    for benchmark, flag, value in (("insttrans", "--genre-table", "shown"), ("toybench", "--rule-set", "strict")):
+        refused = registered / f"refused-{benchmark}"
+        status = run_cli(evaluate.main, ["--benchmark", benchmark, "--predictions", str(predictions), "--output-dir",
+                                         str(refused), "--skip-judge", "--quiet", flag, value])
+        err = capfd.readouterr().err
+        title = benchmarks.BENCHMARKS[benchmark].title
+        assert status == 2 and f"error: {flag} does not apply to {title}" in err and not refused.exists(), err
+
+
 def test_the_toy_package_uses_only_shared_modules():
     """Its own package and the shared modules, never another benchmark's package or the registry:
     what a benchmark needs from the harness is all shared."""

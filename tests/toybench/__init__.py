@@ -8,7 +8,9 @@ explorer view (`explorer`) and manifest.json's entry (`manifest`). This module b
 
 from __future__ import annotations
 
-from eval.benchmark import HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, PromptSet, ReleaseHooks, ReportHooks
+from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, ReleaseHooks,
+                            ReportHooks)
+from eval.config import RunConfig
 
 from . import compare, manifest
 from .explorer import explorer_view
@@ -17,6 +19,17 @@ from .prompt import JUDGE_PARAMS, PROMPT_VERSIONS, judge_requests
 from .report import console_table, failure_lists, report_html, report_markdown
 from .rows import DEFAULT_DATA, looks_like_toy, model_input, validate_toy_rows, words
 from .scoring import score_rows, toy_metrics
+
+
+# Its one option: evaluate.py's --genre-table flag exists because the record declares it (eval/cli.py
+# builds the flags from the registry); the pipeline refuses it for every other benchmark.
+GENRE_TABLE = Option("genre_table", "--genre-table", ("shown", "hidden"),
+                     "report.md's per-genre table: shown, or hidden (default: shown)")
+
+
+def settings(config: RunConfig) -> dict:
+    return {"word_budget": {"counter": "whitespace words", "rule": "words <= max_words"},
+            "report": {"genre_table": TOYBENCH.option(config, GENRE_TABLE.name)}}
 
 
 TOYBENCH = Benchmark(
@@ -34,7 +47,8 @@ TOYBENCH = Benchmark(
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html,
-    settings=lambda config: {"word_budget": {"counter": "whitespace words", "rule": "words <= max_words"}},
+    options=(GENRE_TABLE,),
+    settings=settings,
     signature_parts=lambda config: ("words:whitespace",),
     counters={HARNESS: lambda text, lang: words(text)},
     data=DataHooks(default_dataset="example/Toy-Bench", diagnostics_source=lambda row: row["source"],

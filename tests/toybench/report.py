@@ -24,8 +24,9 @@ def report_markdown(summary: dict) -> str:
     lines = [f"# {TITLE}", ""] + run_lines(summary, "items") + judge_lines(summary.get("judge"))
     lines += ["", "| metric | value [95% CI] |", "|---|---|"]
     lines += [f"| {name} | {headline_cell(summary[name])} |" for name in HEADLINES]
-    lines += ["", "## By genre", "", "| genre | n | hard_pass_rate | toy_score |", "|---|---:|---:|---:|"]
-    lines += ["| " + " | ".join(row) + " |" for row in genre_rows(summary)]
+    if (summary.get("report") or {}).get("genre_table") != "hidden":  # the run's --genre-table
+        lines += ["", "## By genre", "", "| genre | n | hard_pass_rate | toy_score |", "|---|---:|---:|---:|"]
+        lines += ["| " + " | ".join(row) + " |" for row in genre_rows(summary)]
     return "\n".join(lines) + "\n"
 
 
