@@ -6,8 +6,8 @@ settings and sub-records with defaults for what only some have (data hooks, Judg
 lists, compare and leaderboard, the release), so that a benchmark states only what it has.
 eval/pipeline.py runs any of them through the same stages (settings → data → predictions → Judge
 → scoring → aggregation → outputs); compare, leaderboard, report.html and the manifest read them
-through the record too, so no shared module names a benchmark. eval/benchmarks.py is the registry: adding a benchmark is its package and one
-line there (docs/architecture.md walks through it).
+through the record too, so no shared module names a benchmark. eval/benchmarks.py is the registry:
+adding a benchmark is its package and one line there (docs/architecture.md walks through it).
 
 Every field is documented where it is declared; the records are frozen and hold no state.
 """
@@ -186,7 +186,7 @@ class ReleaseHooks:
     """The official release: manifest.json's entry, how data is known as it (SPEC §9), its plug-in
     for `--protocol release` (SPEC §15) and its published tables (SPEC §16)."""
 
-    manifest_section: str | None = None         # the manifest.json key holding the bundled set's sha256 (None: the name)
+    manifest_section: str | None = None         # the manifest.json key with the bundled set's sha256 (None: the name)
     manifest_entry: Callable[[], dict] = dict   # the top-level manifest.json keys this benchmark writes
     data_statistics: Callable[[list[dict]], dict] = lambda rows: {}  # the counts the release publishes
     official_release: dict | None = None        # the published release's facts (hub id, sha256, statistics)

@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from eval.benchmark import Derived, Mean, Metric
 from eval.ifmtbench.labels import HARD, ID_KINDS
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline, mean_or_none, rounded, single_threaded_numpy
+from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline_blocks, mean_or_none, rounded, single_threaded_numpy
 
 # The headline metrics, declared once: the record, report.md, the console table, report.html's
 # cards, the leaderboard and compare read them from here. if_score_single and if_score_multi are
@@ -57,10 +57,6 @@ def composition_drop(single: list[dict], multi: list[dict], judged: bool) -> dic
     a, b = mean_or_none(first), mean_or_none(second)
     value = None if a is None or b is None else round(a - b, 6)
     return {"value": value, "ci95": difference_ci(first, second), "n_single": len(single), "n_multi": len(multi)}
-
-
-def _hard_pass_rows(scores: list[dict]) -> list[dict]:
-    return [{"hard_pass": float(score["hard_pass"])} for score in scores]
 
 
 def group_table(scores: list[dict], groups_of: Callable[[dict], Iterable[str]], judged: bool) -> dict[str, dict]:
@@ -131,11 +127,7 @@ def ifmt_metrics(scores: list[dict], judged: bool) -> dict:
     single = [score for score in scores if not score["multi"]]
     multi = [score for score in scores if score["multi"]]
     return {
-        "if_score": headline(scores, "if_score", known=judged),
-        "if_score_single": headline(single, "if_score", known=judged),
-        "if_score_multi": headline(multi, "if_score", known=judged),
-        "composition_drop": composition_drop(single, multi, judged),
-        "hard_pass_rate": headline(_hard_pass_rows(scores), "hard_pass"),
+        **headline_blocks(scores, HEADLINE_METRICS, judged, {"composition_drop": composition_drop(single, multi, judged)}),
         "by_constraint": by_id(scores, judged),
         "by_label_combination": group_table(scores, lambda s: ["+".join(sorted(s["constraint_ids"]))], judged),
         "by_instruction_lang": group_table(scores, lambda s: [s["instruction_lang"] or "-"], judged),

@@ -23,7 +23,7 @@ from eval.sandglass.report import console_table, report_markdown
 from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS,
                                  looks_like_sandglass, model_input, render_messages, sandglass_row_warnings,
                                  target_syllables, validate_sandglass_row, validate_sandglass_rows)
-from eval.stats import headline
+from eval.stats import headline_blocks
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
 EXTRA_COLUMNS = ("pm1", "dev_le_5", "dev_le_10", "dev_le_20", "slope", "q_gap_short", "q_gap_long")
@@ -80,8 +80,7 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
 
 def metric_block(items: list[dict], judged: bool) -> dict:
     """The summary's metric block: the headline numbers and the card's tables."""
-    return {**{metric.name: headline(items, metric.aggregation.field) for metric in HEADLINE_METRICS},
-            **metric_tables(items)}
+    return {**headline_blocks(items, HEADLINE_METRICS, judged), **metric_tables(items)}
 
 
 def open_release(root, trust_code: bool):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from eval.config import RunConfig
 from eval.predictions import is_missing
-from eval.stats import headline, mean_or_none, rounded
+from eval.stats import headline_blocks, mean_or_none, rounded
 
+from .metrics import HEADLINE_METRICS
 from .prompt import ADEQUACY
 from .rows import words
 from .rules import RULES
@@ -46,6 +47,4 @@ def by_genre(scores: list[dict]) -> dict:
 
 
 def toy_metrics(scores: list[dict], judged: bool) -> dict:
-    return {"toy_score": headline(scores, "toy_score", judged), "hard_pass_rate": headline(scores, "hard_pass"),
-            "adequacy": headline(scores, "adequacy", judged), "words_over": headline(scores, "words_over"),
-            "by_genre": by_genre(scores)}
+    return {**headline_blocks(scores, HEADLINE_METRICS, judged), "by_genre": by_genre(scores)}
