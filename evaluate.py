@@ -19,7 +19,7 @@ from eval.pipeline import run_evaluation
 def main(argv: list[str] | None = None) -> int:
     config = run_config_from_args(evaluate_parser().parse_args(argv))
     with paused_collector():
-        return run_evaluation(config)
+        return run_evaluation(config, settle=argv is None).exit_status  # None: the script's own process
 
 
 if __name__ == "__main__":

@@ -6,11 +6,13 @@
 
 Keyword arguments are evaluate.py's flags with `_` for `-` (`judge_model="gpt-5.6-sol"`,
 `rule_set="strict"`, `data="my.jsonl"`, `limit=20`; `True` for a switch such as `skip_judge`), so
-the API and the command line cannot drift apart. The run is the command's run: the same checks,
-the same files in `output_dir`; a bad setting raises `eval.errors.HarnessError` (its message
-names the fix) instead of exiting, and so does a keyword of the wrong type (`limit="many"`,
-`skip_judge="yes"`), before anything runs. It also runs inside a running event loop (a notebook
-cell). Documented in docs/api.md.
+the API and the command line cannot drift apart: `run_config` checks each value against its
+flag's declaration (kind, choices), takes the flags' defaults for the rest, and builds the
+RunConfig through the command line's own checks (eval/cli.py `run_config_from_args`); no argv is
+made or parsed. A bad setting raises `eval.errors.HarnessError` (its message names the fix, the
+same line the command prints) instead of exiting, before anything runs. `evaluate` returns the
+pipeline's own `RunResult` (eval/config.py): nothing is read back from the files. It also runs
+inside a running event loop (a notebook cell). Documented in docs/api.md.
 """
 
 from __future__ import annotations
@@ -21,76 +23,23 @@ import concurrent.futures
 import json
 import math
 import os
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from eval import __version__
+from eval.config import RunConfig, RunResult
 
-__all__ = ["RunResult", "__version__", "evaluate", "load_run"]
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """A finished run: `summary` is summary.json, `rows` are scores.jsonl's rows in data order."""
-
-    output_dir: Path
-    summary: dict
-    rows: list[dict]
-
-    @property
-    def formal(self) -> bool:
-        return bool(self.summary.get("formal"))
-
-    @property
-    def signature(self) -> str:
-        return self.summary["signature"]
-
-    @property
-    def non_formal_reasons(self) -> list[str]:
-        return list(self.summary.get("non_formal_reasons") or [])
-
-    def metric(self, name: str) -> float | None:
-        """A headline metric's value (`if_score`, `quality`, `hard_pass_rate`; Sandglass: `score`, ...)."""
-        entry = self.summary.get(name)
-        return entry.get("value") if isinstance(entry, dict) else entry
-
-    def interval(self, name: str) -> tuple[float, float] | None:
-        """A headline metric's 95% bootstrap interval, or None when it was not scored."""
-        entry = self.summary.get(name)
-        ci = entry.get("ci95") if isinstance(entry, dict) else None
-        return tuple(ci) if ci else None
-
-    def failed(self, constraint_id: str) -> list[dict]:
-        """The rows where a hard constraint failed (each row's `constraints` entry says why)."""
-        return [row for row in self.rows
-                if any(entry.get("id") == constraint_id and entry.get("passed") is False
-                       for entry in row.get("constraints") or [])]
+__all__ = ["RunResult", "__version__", "evaluate", "load_run", "run_config"]
 
 
 def load_run(output_dir: str | Path) -> RunResult:
-    """A RunResult read from an output directory of evaluate.py."""
+    """A RunResult read from an output directory of an earlier evaluate.py run (it finished: exit 0)."""
+    from eval.outputs import result_paths
+
     output_dir = Path(output_dir)
     summary = json.loads((output_dir / "summary.json").read_text(encoding="utf-8"))
     with open(output_dir / "scores.jsonl", encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
-    return RunResult(output_dir, summary, rows)
-
-
-def flags_of(options: dict) -> list[str]:
-    """`{"judge_model": "m", "skip_judge": True, "limit": 5}` → `--judge-model=m --skip-judge --limit=5`.
-
-    Values are not checked here (`checked_options` does that against a parser)."""
-    argv = []
-    for name, value in options.items():
-        flag = "--" + name.replace("_", "-")
-        if value is True:
-            argv.append(flag)
-        elif isinstance(value, (list, tuple)):
-            argv += [f"{flag}={item}" for item in value]
-        elif value is not None and value is not False:
-            argv.append(f"{flag}={value}")  # one word: a value that starts with `-` stays a value
-    return argv
+    return RunResult(0, output_dir, tuple(path for path in result_paths(output_dir) if path.is_file()), summary, rows)
 
 
 def _kind_of(action: argparse.Action) -> str:
@@ -169,18 +118,63 @@ def checked_options(parser: argparse.ArgumentParser, options: dict) -> dict:
     return options
 
 
-def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
-    """argparse's verdict as a ConfigError (its `error` exits the interpreter)."""
+def _value(action: argparse.Action, value: object) -> object:
+    """A checked keyword's value as the command line would hold it after reading its flag."""
+    if action.nargs == 0:
+        return value
+    if action.nargs == "?" and (value is None or value is False):
+        return action.default
+    if action.nargs == "?" and value is True:
+        return action.const  # the bare flag (`dataset=True` is `--dataset`)
+    if value is None:
+        return action.default
+    convert = action.type if callable(action.type) else (lambda item: item)
+    if _kind_of(action) == "other":
+        convert = (lambda item, to=action.type: to(str(item)))  # a converter of its own reads the flag's text
+    elif action.type is float:
+        convert = float
+    if isinstance(action, argparse._AppendAction):
+        return [convert(item) for item in (value if isinstance(value, (list, tuple)) else [value])]
+    return convert(value)
+
+
+def flag_values(parser: argparse.ArgumentParser, keywords: dict) -> argparse.Namespace:
+    """The flags' values with `keywords` in place of their defaults, each checked first
+    (`checked_options`), and the parser's exclusive groups kept (`data` and `dataset` together are
+    refused as the command refuses `--data` with `--dataset`)."""
     from eval.errors import ConfigError
 
-    def refuse(message: str):
-        message = re.sub(r"argument --([\w-]+)(?:/--[\w-]+)*",
-                         lambda match: "keyword " + match.group(1).replace("-", "_"), message)
-        raise ConfigError(message.splitlines()[0] if message else "bad keyword",
-                          "the keywords are evaluate.py's flags with _ for - (docs/api.md)")
+    checked_options(parser, keywords)
+    actions = keyword_actions(parser)
+    given = {actions[name].dest: name for name, value in keywords.items()
+             if _value(actions[name], value) != actions[name].default}
+    for group in parser._mutually_exclusive_groups:
+        named = [given[action.dest] for action in group._group_actions if action.dest in given]
+        if len(named) > 1:
+            raise ConfigError(f"keyword {named[1]}: not allowed with keyword {named[0]}",
+                              f"give one of {', '.join(named)}")
+    values = {action.dest: action.default for action in parser._actions
+              if not isinstance(action, (argparse._HelpAction, argparse._VersionAction))}
+    values.update({actions[name].dest: _value(actions[name], value) for name, value in keywords.items()})
+    return argparse.Namespace(**values)
 
-    parser.error = refuse  # type: ignore[method-assign]
-    return parser.parse_args(argv)
+
+def run_config(predictions: str | Path | None, output_dir: str | Path, **keywords) -> RunConfig:
+    """The RunConfig of evaluate.py with these flags, built by keywords: every value checked
+    against its flag, then the command line's own checks (one path for both, so a bad setting is
+    the same one-line error either way). `predictions=None` goes with `oracle=True`."""
+    from eval.cli import evaluate_parser, run_config_from_args
+    from eval.errors import ConfigError
+
+    for name, value in (("predictions", predictions), ("output_dir", output_dir)):
+        if (value is not None or name == "output_dir") and (not isinstance(value, (str, os.PathLike))
+                                                            or str(value) == ""):
+            raise ConfigError(f"{name}={value!r} is not accepted: {name} takes a path (str or os.PathLike)",
+                              "call evaluate(predictions, output_dir, **flags) (docs/api.md)")
+    values = flag_values(evaluate_parser(), keywords)
+    values.predictions = None if predictions is None else Path(predictions)
+    values.output_dir = Path(output_dir)
+    return run_config_from_args(values)
 
 
 def _running_loop() -> bool:
@@ -191,33 +185,22 @@ def _running_loop() -> bool:
     return True
 
 
-def evaluate(predictions: str | Path, output_dir: str | Path, **options) -> RunResult:
+def evaluate(predictions: str | Path | None, output_dir: str | Path, **keywords) -> RunResult:
     """Score `predictions` into `output_dir` exactly as evaluate.py does, and return the results.
 
     Progress and the console table are off unless `quiet=False` is given. Inside a running event
     loop (a notebook cell) the run happens in a worker thread with its own loop, and this call
     waits for it: the Judge's requests need a loop of their own."""
-    from eval.cli import evaluate_parser, run_config_from_args
-    from eval.errors import ConfigError
-
-    for name, value in (("predictions", predictions), ("output_dir", output_dir)):
-        if not isinstance(value, (str, os.PathLike)) or str(value) == "":
-            raise ConfigError(f"{name}={value!r} is not accepted: {name} takes a path (str or os.PathLike)",
-                              "call evaluate(predictions, output_dir, **flags) (docs/api.md)")
-    parser = evaluate_parser()
-    options = checked_options(parser, {"quiet": True, **options})
-    argv = [f"--predictions={predictions}", f"--output-dir={output_dir}", *flags_of(options)]
-    config = run_config_from_args(_parse(parser, argv))
+    config = run_config(predictions, output_dir, **{"quiet": True, **keywords})
     if not _running_loop():
-        return _run(config, output_dir)
+        return _run(config)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="insttrans-eval") as worker:
-        return worker.submit(_run, config, output_dir).result()
+        return worker.submit(_run, config).result()
 
 
-def _run(config, output_dir: str | Path) -> RunResult:
+def _run(config: RunConfig) -> RunResult:
     from eval.cli import paused_collector
     from eval.pipeline import run_evaluation
 
     with paused_collector():
-        run_evaluation(config)
-    return load_run(output_dir)
+        return run_evaluation(config)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 if TYPE_CHECKING:
     from eval.config import JudgeSettings, RunConfig
     from eval.pairing import UnitValues
+    from eval.rule_contract import ScoringContext
 # Named in annotations only, never imported here, so that the record stays on the ground floor
 # (both modules import this one): RequestShape is eval.judge_client's, ReleaseProtocol
 # eval.release_protocol's.
@@ -226,7 +227,8 @@ class Benchmark:
     model_input: Callable[[dict], dict]         # {case_id, messages}: all a model may see
     default_judge_model: str
     prompt_sets: Mapping[str, PromptSet]        # by name; RunConfig.prompt_set chooses ("harness")
-    score_rows: Callable[[list[dict], dict, dict | None, RunConfig], list[dict]]
+    # (rows, predictions, verdicts, config, scoring: eval/rule_contract.py ScoringContext with the run's counter)
+    score_rows: Callable[[list[dict], dict, dict | None, RunConfig, ScoringContext], list[dict]]
     headline_metrics: tuple[Metric, ...]        # summary's top-level {value, ci95, n} blocks, report order
     metrics: Callable[[list[dict], bool], dict]  # the summary's metric block (judged or not)
     report_markdown: Callable[[dict], str]

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from eval import __version__
+from eval.config import HARNESS, PROTOCOLS, RELEASE
 from eval.errors import ConfigError, DataError
 from eval.paths import ROOT
 from eval.judge_calibration import FORMAT, _interval, _number
@@ -209,7 +210,7 @@ def bundled_requests(bench, prompts, with_probes: bool = True) -> tuple[list[dic
     return items, probes, requests_for(items + probes, rows, prompts.judge_requests)
 
 
-def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol: str = "harness",
+def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol: str = HARNESS,
                         release_dir: Path | None = None, progress: bool = False, clock=time.monotonic,
                         with_probes: bool = True) -> dict:
     """Ask one benchmark's items (and probes) `repeats` times; its block of calibration.json."""
@@ -396,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=int, default=1, metavar="K",
                         help="ask every item K times, each repeat with its own cache (default: %(default)s)")
     parser.add_argument("--no-probes", action="store_true", help="ask the known-answer items only")
-    parser.add_argument("--protocol", choices=("harness", "release"), default="harness",
+    parser.add_argument("--protocol", choices=PROTOCOLS, default=HARNESS,
                         help="whose Judge prompts: this harness's (default) or the release's (docs/release.md)")
     parser.add_argument("--release-dir", type=Path, default=None, metavar="DIR", help="the release folder")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -426,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         with hold_lock(output_dir, "output directory", is_dir=True):
             for name in names:
                 settings = judge_settings_from_args(args, get_benchmark(name).default_judge_model)
-                if args.protocol == "release":
+                if args.protocol == RELEASE:
                     settings = dataclasses.replace(settings, repairs=0)
                 benchmarks[name] = calibrate_benchmark(name, settings, cache, args.repeats, args.protocol,
                                                        args.release_dir, progress=not args.quiet,

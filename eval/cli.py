@@ -12,7 +12,7 @@ from pathlib import Path
 
 from eval.benchmark import Benchmark, Option
 from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark, listed, titles_listed
-from eval.config import HARNESS, DataSource, RunConfig
+from eval.config import HARNESS, PROTOCOLS, RELEASE, DataSource, RunConfig
 from eval.errors import ConfigError
 from eval.exits import Terminated, run_cli  # noqa: F401  (the scripts' edge, re-exported)
 from eval.flags import HarnessParser
@@ -223,7 +223,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
     """--protocol, --release-dir, --trust-release-code (SPEC §15, docs/release.md)."""
     group = parser.add_argument_group(
         "Protocol", "Whose Judge prompts, requests and syllable counter score the run (docs/release.md).")
-    group.add_argument("--protocol", choices=("harness", "release"), default="harness",
+    group.add_argument("--protocol", choices=PROTOCOLS, default=HARNESS,
                        help="harness: this harness's Judge prompts and counter (default); release: the official "
                             "release's Judge prompts, requests and reply parsing, read from its folder without "
                             "running it, for numbers comparable with the published ones")
@@ -333,7 +333,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         raise ConfigError("--judge-calibration needs the Judge: this run skips it", "drop --skip-judge or the flag")
     if not args.skip_judge:
         judge = judge_settings_from_args(args, get_benchmark(benchmark).default_judge_model)
-        if args.protocol == "release":  # the release reads one reply and aborts on a bad one: no repair turn
+        if args.protocol == RELEASE:  # the release reads one reply and aborts on a bad one: no repair turn
             judge = dataclasses.replace(judge, repairs=0)
         from eval.judge_cache import check_cache_file  # a foreign file is refused before any file changes
 
@@ -352,7 +352,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
 
 def check_protocol_flags(args: argparse.Namespace) -> None:
     """The release flags mean something only together; the release sends its own request."""
-    if args.protocol != "release":
+    if args.protocol != RELEASE:
         for flag, given in (("--release-dir", args.release_dir is not None),
                             ("--trust-release-code", args.trust_release_code)):
             if given:

@@ -19,7 +19,7 @@ from eval.predict_batch import prepare_settings
 def evaluate_main(argv: list[str] | None = None) -> int:
     config = run_config_from_args(evaluate_parser().parse_args(argv))
     with paused_collector():
-        return run_evaluation(config)
+        return run_evaluation(config, settle=argv is None).exit_status  # None: the script's own process
 
 
 def prepare_main(argv: list[str] | None = None) -> int:

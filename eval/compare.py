@@ -12,6 +12,7 @@ With more than two runs each is compared with the first.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from eval.errors import CompareError
 from eval.flags import HarnessParser
 from eval.pairing import UnitValues, metric_rows  # noqa: F401  (UnitValues: part of this module's interface)
+from eval.provenance import Signature
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
@@ -132,6 +134,11 @@ class Run:
     def scores_path(self) -> Path:
         return self.path / "scores.jsonl"
 
+    @functools.cached_property
+    def signature(self) -> Signature:
+        """The run's signature, read once (check_summary has refused one that cannot be read)."""
+        return Signature.from_summary(self.summary)
+
     @property
     def benchmark(self) -> str:
         """The benchmark's name; a summary of an older harness, without one, is the default's."""
@@ -225,6 +232,10 @@ def check_summary(summary: object) -> None:
     if not isinstance(summary.get("signature"), str):
         raise _Unreadable(f"field signature: expected a string, found {kind_of(summary.get('signature'))}"
                           if "signature" in summary else "no signature")
+    try:  # its fields (an older harness's summary has only the text, parsed here)
+        Signature.from_summary(summary)
+    except ValueError as error:
+        raise _Unreadable(str(error)) from None
     data = summary.get("data")
     if not isinstance(data, dict) or not isinstance(data.get("sha256"), str):
         raise _Unreadable("no data.sha256" if not isinstance(data, dict) or "sha256" not in data
@@ -314,19 +325,6 @@ def run_names(paths: list[Path]) -> list[str]:
 # Signatures
 # ---------------------------------------------------------------------------------------------
 
-# What a signature means by leaving a part out: the harness's protocol, prompts and counter (SPEC §15).
-SIGNATURE_DEFAULTS = {"protocol": "harness", "prompts": "harness", "counter": "harness"}
-
-
-def parse_signature(signature: str) -> dict[str, str]:
-    """`k:v|k:v|...` as an ordered dict; a value may itself contain ':' (JSON parameters)."""
-    parts: dict[str, str] = {}
-    for part in signature.split("|"):
-        key, _, value = part.partition(":")
-        parts[key] = value
-    return parts
-
-
 def judge_keys(summary: dict) -> set[str]:
     """The signature keys that describe the Judge: model, host, endpoint, parameters, prompts."""
     judge = summary.get("judge") or {}
@@ -338,18 +336,12 @@ def judge_keys(summary: dict) -> set[str]:
 def signature_check(a: Run, b: Run) -> dict:
     """Every way B's configuration differs from A's, beyond the predictions (SPEC §12).
 
-    The `system:` part belongs to the predictions and may differ, and `judge-calibration:` only
-    says what is known about the Judge (SPEC §17), not how it scored. Data is compared by the full
-    SHA-256 of the summary, not only the signature's prefix.
+    The signatures are compared field by field (eval/provenance.py `Signature`). The `system:` part
+    belongs to the predictions and may differ, and `judge-calibration:` only says what is known
+    about the Judge (SPEC §17), not how it scored. Data is compared by the full SHA-256 of the
+    summary, not only the signature's prefix.
     """
-    sig_a, sig_b = parse_signature(a.summary["signature"]), parse_signature(b.summary["signature"])
-    differences = []
-    for key in list(sig_a) + [key for key in sig_b if key not in sig_a]:
-        if key in ("system", "judge-calibration"):
-            continue
-        unstated = SIGNATURE_DEFAULTS.get(key)  # a harness-protocol signature has no protocol part
-        if sig_a.get(key, unstated) != sig_b.get(key, unstated):
-            differences.append({"key": key, "a": sig_a.get(key, unstated), "b": sig_b.get(key, unstated)})
+    differences = a.signature.differences(b.signature, ignore=("system", "judge-calibration"))
     sha_a, sha_b = a.summary["data"]["sha256"], b.summary["data"]["sha256"]
     if sha_a != sha_b and not any(item["key"] == "data" for item in differences):
         differences.append({"key": "data.sha256", "a": sha_a, "b": sha_b})

@@ -9,9 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval import openai_api
 from eval.openai_api import REASONING_EFFORTS, Endpoint  # noqa: F401  (REASONING_EFFORTS: the flags' choices)
 
-HARNESS = "harness"  # the prompt set and syllable counter this harness ships (eval/benchmark.py)
+# The protocol names (SPEC §15), one set for every module: `harness` is also the name of the prompt
+# set and syllable counter this harness ships (eval/benchmark.py), `release` that of the release's.
+HARNESS = "harness"
+RELEASE = "release"
+PROTOCOLS = (HARNESS, RELEASE)
 
 # The Judge's defaults (SPEC §10), here so that the command-line edge needs no Judge client.
 DEFAULT_CONCURRENCY = 16
@@ -43,6 +48,12 @@ class JudgeSettings(Endpoint):
     batch: bool = False  # --judge-batch: what the cache lacks goes as OpenAI Batch jobs first (SPEC §18)
     batch_wait: float | None = None  # --judge-batch-wait: seconds to wait for the batches (None: until done)
     batch_poll: float = 30.0  # --judge-batch-poll: seconds between two looks at the batches
+    # The endpoint the model name routes to (SPEC §10: chat_completions or responses), resolved once
+    # here from `model` and read everywhere else; not an argument, so `replace(model=...)` resolves anew.
+    endpoint_kind: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "endpoint_kind", openai_api.endpoint_kind(self.model))
 
 
 @dataclass(frozen=True)
@@ -92,3 +103,49 @@ class RunConfig:
     @property
     def cache_path(self) -> Path:
         return self.judge_cache or self.output_dir / "judge_cache.sqlite"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run gave (eval/pipeline.py `run_evaluation`), in memory: nothing is read back from
+    the files. `summary` is summary.json's content and `rows` scores.jsonl's rows in data order;
+    an `--estimate` run writes nothing (summary None, no rows, no paths)."""
+
+    exit_status: int
+    output_dir: Path
+    paths: tuple[Path, ...] = ()        # the result files written, in the order they were placed
+    summary: dict | None = None
+    rows: list[dict] = field(default_factory=list)
+
+    def _summary(self) -> dict:
+        return self.summary if self.summary is not None else {}
+
+    @property
+    def formal(self) -> bool:
+        return bool(self._summary().get("formal"))
+
+    @property
+    def signature(self) -> str | None:
+        """The signature's text (summary.json `signature`); None when the run wrote no summary."""
+        return self._summary().get("signature")
+
+    @property
+    def non_formal_reasons(self) -> list[str]:
+        return list(self._summary().get("non_formal_reasons") or [])
+
+    def metric(self, name: str) -> float | None:
+        """A headline metric's value (`if_score`, `quality`, `hard_pass_rate`; Sandglass: `score`, ...)."""
+        entry = self._summary().get(name)
+        return entry.get("value") if isinstance(entry, dict) else entry
+
+    def interval(self, name: str) -> tuple[float, float] | None:
+        """A headline metric's 95% bootstrap interval, or None when it was not scored."""
+        entry = self._summary().get(name)
+        ci = entry.get("ci95") if isinstance(entry, dict) else None
+        return tuple(ci) if ci else None
+
+    def failed(self, constraint_id: str) -> list[dict]:
+        """The rows where a hard constraint failed (each row's `constraints` entry says why)."""
+        return [row for row in self.rows
+                if any(entry.get("id") == constraint_id and entry.get("passed") is False
+                       for entry in row.get("constraints") or [])]

@@ -26,14 +26,13 @@ def _raise_terminated(signum: int, frame) -> None:
 
 
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
-    """Run a script's main; a HarnessError becomes one clear message and its exit status."""
-    from eval import outputs
+    """Run a script's main; a HarnessError becomes one clear message and its exit status.
 
+    `main(None)` is the script's own process: evaluate.py's main then asks the run to ignore the
+    stop signals once its results are in place (eval/outputs.py `write_results(settle=True)`)."""
     previous = {}
     with contextlib.suppress(ValueError):  # SIGINT's own handler, given back to an in-process caller
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))
-    settle = outputs.SETTLE_AFTER_RESULTS
-    outputs.SETTLE_AFTER_RESULTS = True  # a signal after the results are in place changes nothing (SPEC §11)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         try:
             previous[signum] = signal.signal(signum, _raise_terminated)
@@ -62,7 +61,6 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
               file=sys.stderr)
         return 128 + stop.signum
     finally:
-        outputs.SETTLE_AFTER_RESULTS = settle
         for signum, handler in previous.items():
             # a script's own process is about to exit: a late signal changes nothing any more, so it
             # neither kills the process nor prints a traceback (an in-process caller gets its handlers back)

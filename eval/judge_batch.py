@@ -213,7 +213,7 @@ def fill_cache_by_batch(requests: list[JudgeRequest], settings, shape, cache: sq
                         sleep: Callable[[float], None] | None = None, max_lines: int = MAX_LINES,
                         max_bytes: int = MAX_BYTES) -> BatchReport:
     """Send what the cache lacks as Batch jobs (or re-attach), wait, and cache the answers."""
-    kind = openai_api.endpoint_kind(settings.model) if shape is None else shape.kind
+    kind = settings.endpoint_kind if shape is None else shape.kind
     url = request_url(settings, shape)
     planned: dict[str, tuple[bytes, JudgeRequest]] = {}
     for request in requests:

@@ -47,10 +47,8 @@ from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's 
     RESPONSES_PREFIXES,
     client_pool,
     stand_in_of,
-    endpoint_kind,
     parse_answer,
     public_host,
-    uses_responses_endpoint,
 )
 from eval.provider import (
     ProviderDown,
@@ -85,7 +83,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def request_params(settings: JudgeSettings) -> dict:
     """The request parameters besides the model and the prompt (recorded in the summary);
     --judge-max-tokens replaces the token limit in place (unset: the bytes of SPEC §10's request)."""
-    if uses_responses_endpoint(settings.model):
+    if settings.endpoint_kind == RESPONSES:
         return {"max_output_tokens": settings.max_tokens or 4096, "reasoning": {"effort": settings.reasoning_effort},
                 "store": False}
     params = dict(settings.params) if settings.params is not None else {"temperature": 0, "max_tokens": 2048}
@@ -113,14 +111,14 @@ class RequestShape:
 
 def endpoint_url(settings: JudgeSettings) -> str:
     """`{base}/responses` or `{base}/chat/completions`, keeping any query string of the base."""
-    return openai_api.endpoint_url(settings.api_base, endpoint_kind(settings.model))
+    return openai_api.endpoint_url(settings.api_base, settings.endpoint_kind)
 
 
 def _params(settings: JudgeSettings, schema: dict | None) -> dict:
     """The request parameters, with the verdict's JSON schema when --judge-structured asks for it."""
     params = request_params(settings)
     if schema is not None:
-        params.update(openai_api.json_schema_params(endpoint_kind(settings.model), "verdict", schema,
+        params.update(openai_api.json_schema_params(settings.endpoint_kind, "verdict", schema,
                                                     structured_form(settings)))
     return params
 
@@ -134,14 +132,14 @@ def recorded_params(settings: JudgeSettings) -> dict:
     (its content follows from the prompt kind)."""
     params = request_params(settings)
     if settings.structured:
-        chat = endpoint_kind(settings.model) == CHAT
+        chat = settings.endpoint_kind == CHAT
         params["response_format" if chat else "text.format"] = structured_form(settings) if chat else "json_schema"
     return params
 
 
 def request_body(settings: JudgeSettings, prompt: str, schema: dict | None = None) -> bytes:
     """The exact bytes sent, serialised canonically so that the cache key is stable."""
-    return openai_api.request_body(endpoint_kind(settings.model), settings.model, prompt, _params(settings, schema),
+    return openai_api.request_body(settings.endpoint_kind, settings.model, prompt, _params(settings, schema),
                                    canonical=True)
 
 
@@ -224,17 +222,40 @@ def parse_verdict_object(text: str) -> dict:
     return value
 
 
-def verdict_schema(validate: Callable[[str], dict]) -> dict | None:
+@dataclass(frozen=True)
+class VerdictForm:
+    """What a Judge reply must be (SPEC §10): the validator that reads it (calling the form calls
+    it), the JSON object as the repair turn restates it (`form`), what its values may be
+    (`values`: the prompt's own scale, restated by the repair turn; None: nothing to restate), and
+    the JSON schema --judge-structured asks an engine to enforce (None: the form has none, and a
+    structured run sends none). Each benchmark declares its forms (eval/insttrans/verdicts.py)."""
+
+    validate: Callable[[str], dict]
+    form: str = "the JSON object the instructions above ask for"
+    values: str | None = None
+    schema: dict | None = None
+
+    def __call__(self, text: str) -> dict:
+        return self.validate(text)
+
+
+def verdict_form(validate: "VerdictForm | Callable[[str], dict]") -> VerdictForm:
+    """A request's validator as its VerdictForm; a bare function (a release's reader, which has no
+    repair turn and no structured form) has the general words and no schema."""
+    return validate if isinstance(validate, VerdictForm) else VerdictForm(validate)
+
+
+def verdict_schema(validate: "VerdictForm | Callable[[str], dict]") -> dict | None:
     """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
-    return getattr(validate, "schema", None)
+    return verdict_form(validate).schema
 
 
-def repair_message(error: VerdictError, validate: Callable[[str], dict]) -> str:
+def repair_message(error: VerdictError, validate: "VerdictForm | Callable[[str], dict]") -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
-    form = getattr(validate, "form", "the JSON object the instructions above ask for")
-    values = getattr(validate, "values", None)  # the scale the prompt's form declares, if any
+    form = verdict_form(validate)
+    where = f", where {form.values}" if form.values else ""
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form}{f', where {values}' if values else ''}, and nothing else.")
+            f"{form.form}{where}, and nothing else.")
 
 
 def reply_text(kind: str, payload: object) -> str:
@@ -327,7 +348,7 @@ class JudgeRequest:
     case_id: str
     name: str
     prompt: str
-    validate: Callable[[str], dict]
+    validate: VerdictForm | Callable[[str], dict]  # a bare function: a release's reader (see verdict_form)
 
 
 @dataclass(frozen=True)
@@ -732,7 +753,7 @@ async def _ask_all(requests: list[JudgeRequest], settings: JudgeSettings, cache:
     async with client_pool(settings.concurrency, settings.timeout) as pool:
         session = JudgeSession(settings=settings, pool=pool, cache=cache, stats=stats,
                                url=request_url(settings, shape),
-                               kind=endpoint_kind(settings.model) if shape is None else shape.kind,
+                               kind=settings.endpoint_kind if shape is None else shape.kind,
                                abort=asyncio.Event(), health=health, shape=shape, headers=headers,
                                bar=None if not progress else bar, secrets=stored_secrets(settings), notify=notify)
         verdicts: dict[tuple[str, str], dict] = {}
@@ -795,7 +816,7 @@ def judge_block(settings: JudgeSettings, stats: JudgeStats, prompt_versions: dic
     (verdicts served from the cache cost nothing and are not counted)."""
     return {
         "model": settings.model,
-        "endpoint_kind": endpoint_kind(settings.model) if shape is None else shape.kind,
+        "endpoint_kind": settings.endpoint_kind if shape is None else shape.kind,
         "host": public_host(settings.api_base),
         "params": recorded_params(settings) if shape is None else dict(shape.params),
         "prompt_versions": {**prompt_versions, **({"repair": REPAIR_VERSION} if settings.repairs else {})},

@@ -29,9 +29,6 @@ Writer = Callable[[Callable[[str], None]], None]
 # The temporaries of result files (`_temporary_copy`: mkstemp's prefix, its 8 random characters, the
 # suffix); a run killed before its renames leaves them behind, and the next run removes them.
 _RESULT_TEMPORARY = re.compile(r"\.(?:" + "|".join(re.escape(name) for name in RESULT_FILES) + r")\.[a-z0-9_]{8}\.tmp")
-# Set by the scripts' edge (eval/exits.py): once the results are in place the run is done, so the
-# stop signals are ignored from then on (a late one would otherwise say "no result was written").
-SETTLE_AFTER_RESULTS = False
 
 
 def _temporary_copy(path: Path, text: str | Writer) -> Path:
@@ -97,10 +94,11 @@ def remove_stale_temporaries(output_dir: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def _stop_signals_held():
+def _stop_signals_held(settle: bool = False):
     """Hold SIGINT, SIGTERM and SIGHUP back for the block (main thread only: Python runs every
     handler there, whichever thread the kernel picked). One that arrives meanwhile is only noted:
-    the results are whole when the block ends, so the run is done and the signal changes nothing."""
+    the results are whole when the block ends, so the run is done and the signal changes nothing.
+    `settle`: once the block ends whole, the signals stay ignored (see `write_results`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -112,12 +110,17 @@ def _stop_signals_held():
         placed = True
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_IGN if placed and SETTLE_AFTER_RESULTS else handler)
+            signal.signal(signum, signal.SIG_IGN if placed and settle else handler)
 
 
-def write_results(output_dir: Path, texts: dict[str, str | Writer]) -> None:
+def write_results(output_dir: Path, texts: dict[str, str | Writer], settle: bool = False) -> list[Path]:
     """Write the result files named in `texts` all or nothing, summary.json last. A value is the
-    file's text or a `Writer`, called (in file order) to write it into its temporary."""
+    file's text or a `Writer`, called (in file order) to write it into its temporary. Returns the
+    files' paths in the order they were placed.
+
+    `settle` (a script's own process, about to exit: evaluate.py): once the results are in place
+    the run is done, so the stop signals are ignored from then on (a late one would otherwise say
+    "no result was written"); a library caller keeps its handlers."""
     names = [name for name in RESULT_FILES if name in texts]
     unknown = set(texts) - set(names)
     if unknown:
@@ -131,7 +134,7 @@ def write_results(output_dir: Path, texts: dict[str, str | Writer]) -> None:
             text = texts[name]
             temporaries[name] = _temporary_copy(output_dir / name,
                                                 _escape_surrogates(text) if isinstance(text, str) else text)
-        with _stop_signals_held():  # a signal between two renames must not leave half a result
+        with _stop_signals_held(settle):  # a signal between two renames must not leave half a result
             for name in names:
                 os.replace(temporaries[name], output_dir / name)
                 del temporaries[name]
@@ -140,6 +143,7 @@ def write_results(output_dir: Path, texts: dict[str, str | Writer]) -> None:
         for path in [*temporaries.values(), *placed]:
             path.unlink(missing_ok=True)
         raise
+    return placed
 
 
 

@@ -15,8 +15,7 @@ from pathlib import Path
 from eval import __version__
 from eval.benchmark import SCORER_VERSION, Benchmark
 from eval.benchmarks import get_benchmark, option_flag, other_benchmark_hint, other_benchmark_line_hint
-from eval.config import HARNESS, DataSource, RunConfig
-from eval.counting import counting_with
+from eval.config import HARNESS, PROTOCOLS, RELEASE, DataSource, RunConfig, RunResult
 from eval.errors import ConfigError
 from eval.explorer import write_explorer_html
 from eval.failures import failures, failures_markdown
@@ -29,9 +28,10 @@ from eval.outputs import (json_text, jsonl_lines, jsonl_writer, remove_previous_
                           write_results)
 from eval.predictions import cut_case_ids, load_predictions, predictions_block
 from eval.provenance import make_signature, run_reasons
-from eval.release_protocol import (PROTOCOLS, RELEASE, ReleaseProtocol, harness_counter_notice, protocol_block,
-                                   protocol_markdown, release_dir)
+from eval.release_protocol import (ReleaseProtocol, harness_counter_notice, protocol_block, protocol_markdown,
+                                   release_dir)
 from eval.release_protocol import signature_parts as release_signature_parts
+from eval.rule_contract import ScoringContext
 from eval.report_html import render_report_html
 from eval.judge_calibration import calibration_console_line, calibration_markdown
 from eval.self_judging import self_judging
@@ -253,12 +253,12 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
         "judge": judge_block,
         "system": system,
         "subset": subset,
-        "signature": make_signature(data.sha256, len(rows), judge_block,
-                                    settings=(signature_part(known_as), *scorer_parts(bench, config),
-                                              *bench.signature_parts(config), *choice_parts(config),
-                                              *(() if release is None else release_signature_parts(release)),
-                                              *system_part, *subset_signature_part(subset)),
-                                    benchmark=bench.signature_tag),
+        **make_signature(data.sha256, len(rows), judge_block,
+                         settings=(signature_part(known_as), *scorer_parts(bench, config),
+                                   *bench.signature_parts(config), *choice_parts(config),
+                                   *(() if release is None else release_signature_parts(release)),
+                                   *system_part, *subset_signature_part(subset)),
+                         benchmark=bench.signature_tag).stored(),
     }
     summary.update(bench.metrics(scores, not config.skip_judge))
     if bench.companion_metrics is not None:
@@ -294,8 +294,9 @@ def judge_calibration(bench: Benchmark, config: RunConfig, prompts, settings) ->
                            judge_block(settings, JudgeStats(), dict(prompts.versions), shape))
 
 
-def run_evaluation(config: RunConfig) -> int:
-    """Score one predictions file; returns the exit status (errors raise HarnessError)."""
+def run_evaluation(config: RunConfig, settle: bool = False) -> RunResult:
+    """Score one predictions file; returns what the run gave, in memory (errors raise HarnessError).
+    `settle`: the script's own process (eval/outputs.py `write_results`)."""
     bench, config, release = open_release(get_benchmark(config.benchmark), config)
     check_choices(bench, config)
     extra_reasons = bench.check_config(config)
@@ -305,12 +306,12 @@ def run_evaluation(config: RunConfig) -> int:
     if config.oracle:  # the references as a predictions file, read like any other (eval/oracle.py)
         with oracle_predictions(bench, rows) as path:
             return _run_loaded(bench, dataclasses.replace(config, predictions=path), release, extra_reasons, data,
-                               rows, subset)
-    return _run_loaded(bench, config, release, extra_reasons, data, rows, subset)
+                               rows, subset, settle)
+    return _run_loaded(bench, config, release, extra_reasons, data, rows, subset, settle)
 
 
 def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | None, extra_reasons: list[str],
-                data: LoadedData, rows: list[dict], subset: dict | None) -> int:
+                data: LoadedData, rows: list[dict], subset: dict | None, settle: bool = False) -> RunResult:
     """run_evaluation from the predictions on, once the data and the rows to score are known."""
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
@@ -331,7 +332,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     if config.estimate:  # SPEC §18: before the lock; nothing is sent and no file changes
         from eval.judge_estimate import print_estimate
 
-        return print_estimate(requests, config.judge, prompts, config.cache_path)
+        return RunResult(print_estimate(requests, config.judge, prompts, config.cache_path), config.output_dir)
 
     # One run at a time per output directory; from here on the directory changes, and no earlier
     # result may pass for this run's.
@@ -349,8 +350,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings), prefill=prefill)
             judge_block["calibration"] = calibration  # None: uncalibrated (SPEC §17)
-        with counting_with(bench.counters.get(config.counter)):  # the rules and Sandglass count with it
-            scores = bench.score_rows(rows, predictions, verdicts, config)
+        scoring = ScoringContext(counter=bench.counters.get(config.counter))  # the rules and Sandglass count with it
+        scores = bench.score_rows(rows, predictions, verdicts, config, scoring)
         if config.log_samples:
             log_samples(bench, rows, predictions, scores)
         summary = build_summary(bench, config, data, rows, predictions, prediction_lines, scores, judge_block,
@@ -368,7 +369,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
         sections = run_sections(summary, bench, oracle_list)  # SPEC §16: subset, oracle, published tables
         # scores.jsonl and explorer.html are written into their temporaries piece by piece: a
         # 100,000-row run never holds either text whole (docs/architecture.md, speed and memory).
-        write_results(config.output_dir, {
+        paths = write_results(config.output_dir, {
             "scores.jsonl": jsonl_writer(scores),
             "report.md": (bench.report_markdown(summary) + health_markdown(summary) + sections[0]
                           + protocol_markdown(summary.get("protocol")) + sections[1] + sections[2]
@@ -380,7 +381,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
                                                                config.output_dir),
             **extra_files,
             "summary.json": json_text(summary),
-        })
+        }, settle)
     if replaced is not None and replaced != summary["signature"]:  # said even with --quiet: a result is gone
         status = "formal" if summary["formal"] else "not formal: " + "; ".join(summary["non_formal_reasons"])
         print(f"replaced the formal run that was in {config.output_dir} (signature {replaced}) with this run, "
@@ -399,7 +400,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
                   "report.md says which published numbers this run is comparable with")
         print(f"wrote {config.output_dir / 'scores.jsonl'}, summary.json, report.md, report.html and explorer.html"
               + (f" and {ORACLE_FILE}" if config.oracle else ""))
-    return 0
+    return RunResult(0, config.output_dir, tuple(paths), summary, scores)
 
 
 def export_model_inputs(benchmark: str, source: DataSource, limit: int | None, output: Path, batch=None) -> int:

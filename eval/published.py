@@ -24,6 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from eval.benchmark import Benchmark, PublishedMetric
+from eval.config import RELEASE
 from eval.errors import ConfigError
 from eval.paths import bundle_root
 from eval.self_judging import normalise_model, self_judging
@@ -224,7 +225,7 @@ def column_verdict(summary: dict, column: dict, bench: Benchmark) -> list[str]:
             reasons.append("protocol: this harness's Judge prompts and requests, not the release's "
                            "(--protocol release)")
     if needs_counter:
-        if not isinstance(release, dict) or release.get("syllable_counter") != "release":
+        if not isinstance(release, dict) or release.get("syllable_counter") != RELEASE:
             reasons.append("counter: this harness's syllable counter, not the release's "
                            "(--protocol release --trust-release-code)")
         if protocol.get("syllable_counter", UNSTATED) == UNSTATED:

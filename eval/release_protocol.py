@@ -15,14 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from eval.config import HARNESS
+from eval.config import HARNESS, RELEASE
 from eval.errors import ConfigError
 
 if TYPE_CHECKING:
     from eval.benchmark import PromptSet
 
-RELEASE = "release"
-PROTOCOLS = (HARNESS, RELEASE)
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ def counter_name(release: ReleaseProtocol) -> str | None:
 def signature_parts(release: ReleaseProtocol) -> tuple[str, ...]:
     """protocol:release, the files' digest, and counter:harness when the release's counter is not
     trusted (the pipeline's choice parts already say prompts:release and counter:release)."""
-    untrusted = ("counter:harness",) if counter_name(release) == HARNESS else ()
+    untrusted = (f"counter:{HARNESS}",) if counter_name(release) == HARNESS else ()
     return (f"protocol:{RELEASE}", f"release:{files_digest(release.files)}", *untrusted)
 
 

@@ -167,18 +167,19 @@ def time_row(row: dict, prediction: str) -> dict[str, float]:
     from eval.insttrans.rules import RULE_SETS
     from eval.outputs import jsonl_line
     from eval.insttrans.scoring import score_instance
+    from eval.rule_contract import ScoringContext
 
     times = {}
     clear_text_caches()
     for rule_set, rules in RULE_SETS.items():
         for constraint_id, rule in rules.items():
             started = time.perf_counter()
-            rule(prediction, row)
+            rule(row, prediction)
             times[f"{rule_set}/{constraint_id}"] = time.perf_counter() - started
     clear_text_caches()
     started = time.perf_counter()
     for rule_set in RULE_SETS:
-        jsonl_line(score_instance(row, prediction, None, rule_set))
+        jsonl_line(score_instance(row, prediction, None, ScoringContext(rule_set=rule_set)))
     times["score and write"] = time.perf_counter() - started
     return times
 
@@ -216,7 +217,7 @@ def sweep_cases():
                 text = _repeat(token, size)
                 clear_text_caches()
                 started = time.perf_counter()
-                rule(text, row)
+                rule(row, text)
                 return time.perf_counter() - started
             cases.append((f"{rule_set}/{constraint_id} {row_id} {token!r}", run))
     for lang, word in COUNTER_SAMPLES.items():
@@ -258,7 +259,7 @@ def list_cases():
             prediction = " ".join(items)
             if validate:
                 return lambda: row_warnings(row)
-            return lambda: RULE_SETS[rule_set][constraint_id](prediction, row)
+            return lambda: RULE_SETS[rule_set][constraint_id](row, prediction)
         return build
 
     def ifmtbench(kind: str):

@@ -30,7 +30,7 @@ def time_run(dataset: Path, predictions: Path, repeat: int) -> None:
     from eval.pipeline import run_evaluation
 
     def evaluate(argv: list[str]) -> int:  # what evaluate.py's main does, without its process
-        return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv)))
+        return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv))).exit_status
 
     with tempfile.TemporaryDirectory() as scratch:
         args = ["--dataset", str(dataset), "--predictions", str(predictions), "--output-dir", f"{scratch}/out",

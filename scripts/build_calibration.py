@@ -10,7 +10,9 @@ untranslated, another row's reference, the reference repeated three times, a cor
 into another language are bottom; mechanical damage the rubric names (spacing inside a formula, a
 citation marker restyled) is middle. A few constructions are edits written by hand for a named
 row (a pronoun bound to the wrong antecedent, an ambiguous word given the wrong sense), listed in
-EDITS. Each item says whether its label is `certain` (the rubric's own words decide it) or
+EDITS; a few are this team's own translations: WRITTEN (Sandglass lines into the three languages
+without labels) and OTHER_LANGUAGE (a source into a third language, for the wrong_language probe).
+Each item says whether its label is `certain` (the rubric's own words decide it) or
 `approximate` (a reasonable reading; a good Judge may differ by one step), and the rubric line
 that decides it. Rows are taken in case_id order, interleaved over target languages, so the
 output is deterministic; docs/judge.md explains the sets and their limits.
@@ -58,8 +60,14 @@ WHY = {
     "unclear_reference": "rubric 0.5: the chain is right overall, but one reference could point elsewhere",
     "wrong_sense": "rubric 0: another sense of the ambiguous expression is used",
     "vague_sense": "rubric 0.5: the stated sense is chosen, but one occurrence is vague",
+    "sense_kept": "rubric 1: another word of the same, stated sense; every occurrence still carries it",
+    "antecedent_named": "rubric 1: a reference written as the stated antecedent's name points to it, with no new ambiguity",
     "wrong_language": "a correct translation into another language: not in the target language, so 0",
     "clause_cut": "the gist survives but a detail the line needs is lost: 0.5",
+    "translation": "a correct translation of the line, written by this team for the set, conveys its message in "
+                   "natural spoken language: 1",
+    "detail_lost": "the same translation with a detail the line needs left out (a number, a time, a place): the gist "
+                   "is right, but a detail that matters is lost: 0.5",
     "padded": "the line padded with another line's content (invented content): 0",
     "half_untranslated": "the requirement is met in the translated half only, the rest is left in the source "
                          "language (partly met, applied unevenly): 3",
@@ -70,7 +78,7 @@ WHY = {
 }
 CERTAIN = {"reference", "source_copy", "other_reference", "repeated_3x", "repeated_3x_quality",
            "repeated_3x_rubric", "first_half", "formula_spacing", "citation_restyled", "formula_dropped",
-           "citation_dropped", "wrong_antecedent", "wrong_sense", "register_flipped", "two_renderings", "wrong_language", "term_untranslated",
+           "citation_dropped", "wrong_antecedent", "wrong_sense", "sense_kept", "antecedent_named", "translation", "register_flipped", "two_renderings", "wrong_language", "term_untranslated",
            "term_dropped"}
 
 # Hand-written edits of a reference for one row: (case_id, soft id, construction, label, [(old, new), ...]).
@@ -103,6 +111,86 @@ EDITS = [
     ("itb-doc-014", "context_disambiguate", "vague_sense", 0.5,
      [("schlägt das Computervirus", "schlägt das Virus")]),
     ("itb-doc-053", "context_disambiguate", "wrong_sense", 0.0, [("paket hadiah jewawut (milet)", "paket hadiah Xiaomi")]),
+]
+# Rows written for these two constraints (issue 36) and more edits of the rows above: per row the other sense or
+# person (0), one or two single-occurrence vague renderings or bare pronouns (0.5 each), and a top candidate that is
+# not the reference: the same sense in another word, or a pronoun written as the stated antecedent's name (1).
+EDITS += [
+    ("itb-lit-006", "context_disambiguate", "sense_kept", 1.0, [("Oma is gisteravond overleden.", "Oma is gisteravond gestorven.")]),
+    ("itb-lit-006", "context_disambiguate", "vague_sense", 0.5, [("Ze is heel vredig heengegaan.", "Ze is heel vredig gegaan.")]),
+    ("itb-lit-015", "context_disambiguate", "sense_kept", 1.0, [("「主人が", "「夫が")]),
+    ("itb-lit-022", "context_disambiguate", "sense_kept", 1.0, [("no banheiro", "no toalete")]),
+    ("itb-lit-022", "context_disambiguate", "vague_sense", 0.5, [("dar uma passada no banheiro", "dar uma saidinha")]),
+    ("itb-doc-053", "context_disambiguate", "sense_kept", 1.0, [("jewawut (milet)", "milet")]),
+    ("itb-doc-053", "context_disambiguate", "vague_sense", 0.5, [("paket hadiah jewawut (milet)", "paket hadiah spesial")]),
+    ("itb-lit-094", "context_disambiguate", "wrong_sense", 0.0,
+     [("Ce n'est qu'un petit cadeau, ne le refusez surtout pas.", "Ce n'est qu'une petite remarque, ne la rejetez surtout pas."),
+      ("son petit cadeau", "sa petite remarque")]),
+    ("itb-lit-094", "context_disambiguate", "vague_sense", 0.5, [("son petit cadeau", "son petit quelque chose")]),
+    ("itb-lit-094", "context_disambiguate", "vague_sense", 0.5, [("Ce n'est qu'un petit cadeau", "Ce n'est qu'un petit geste")]),
+    ("itb-lit-094", "context_disambiguate", "sense_kept", 1.0, [("petit cadeau", "petit présent")]),
+    ("itb-lit-095", "context_disambiguate", "wrong_sense", 0.0,
+     [("decidió volver en taxi", "decidió llamar a alguien para que la recogiera"),
+      ("ya había cogido un taxi tres veces", "ya había hecho tres llamadas")]),
+    ("itb-lit-095", "context_disambiguate", "vague_sense", 0.5, [("decidió volver en taxi", "decidió buscarse la vida para volver")]),
+    ("itb-lit-095", "context_disambiguate", "vague_sense", 0.5,
+     [("ya había cogido un taxi tres veces", "ya se había dado ese lujo tres veces")]),
+    ("itb-lit-095", "context_disambiguate", "sense_kept", 1.0, [("ya había cogido un taxi", "ya había tomado un taxi")]),
+    ("itb-doc-061", "context_disambiguate", "wrong_sense", 0.0,
+     [("пышно цветут рододендроны", "громко кукуют кукушки"),
+      ("рододендроны больше всего боятся засухи, поэтому растут", "кукушки больше всего боятся засухи, поэтому гнездятся")]),
+    ("itb-doc-061", "context_disambiguate", "vague_sense", 0.5,
+     [("Местные жители говорят, что рододендроны", "Местные жители говорят, что дуцзюань")]),
+    ("itb-doc-061", "context_disambiguate", "vague_sense", 0.5, [("пышно цветут рододендроны", "пышно цветут дуцзюань")]),
+    ("itb-doc-061", "context_disambiguate", "sense_kept", 1.0, [("рододендроны", "азалии")]),
+    ("itb-lit-096", "context_disambiguate", "wrong_sense", 0.0,
+     [("애플의 이번", "사과의 이번"), ("애널리스트는 애플이", "애널리스트는 사과가")]),
+    ("itb-lit-096", "context_disambiguate", "vague_sense", 0.5, [("애플의 이번", "'핑궈'의 이번")]),
+    ("itb-lit-096", "context_disambiguate", "vague_sense", 0.5, [("애널리스트는 애플이", "애널리스트는 '핑궈'가")]),
+    ("itb-lit-096", "context_disambiguate", "sense_kept", 1.0, [("애플의 이번", "애플사의 이번")]),
+    ("itb-lit-097", "context_disambiguate", "wrong_sense", 0.0,
+     [("you're going to pay for this!", "I'll go over the accounts with you!"),
+      ("how to get even with them", "how to go over the accounts with them")]),
+    ("itb-lit-097", "context_disambiguate", "vague_sense", 0.5, [("how to get even with them", "how to settle things with them")]),
+    ("itb-lit-097", "context_disambiguate", "vague_sense", 0.5,
+     [("you're going to pay for this!", "we're going to sort this out!")]),
+    ("itb-lit-097", "context_disambiguate", "sense_kept", 1.0, [("how to get even with them", "how to pay them back")]),
+    ("itb-lit-029", "coref_resolution", "unclear_reference", 0.5, [("que Helen plantara", "que ela plantara")]),
+    ("itb-lit-018", "coref_resolution", "antecedent_named", 1.0, [("hacia él.", "hacia el capitán Chen.")]),
+    ("itb-lit-002", "coref_resolution", "antecedent_named", 1.0, [("Та не обернулась", "Линь Вань не обернулась")]),
+    ("itb-lit-002", "coref_resolution", "unclear_reference", 0.5, [("что запястье Линь Вань", "что её запястье")]),
+    ("itb-lit-098", "coref_resolution", "wrong_antecedent", 0.0,
+     [("Chen sah auf die Uhr", "Liu sah auf die Uhr"), ("doch Chen winkte ab", "doch Liu winkte ab")]),
+    ("itb-lit-098", "coref_resolution", "unclear_reference", 0.5, [("doch Chen winkte ab", "doch er winkte ab")]),
+    ("itb-lit-098", "coref_resolution", "unclear_reference", 0.5, [("Chen sah auf die Uhr", "Er sah auf die Uhr")]),
+    ("itb-lit-098", "coref_resolution", "antecedent_named", 1.0, [("Liu redete ihm zu", "Liu redete Chen zu")]),
+    ("itb-lit-099", "coref_resolution", "wrong_antecedent", 0.0,
+     [("mais Wang Mei ne répondit pas", "mais Zhao Lin ne répondit pas"),
+      ("Ce n'est que lorsque Zhao Lin la rattrapa que Wang Mei s'arrêta",
+       "Ce n'est que lorsque Wang Mei la rattrapa que Zhao Lin s'arrêta")]),
+    ("itb-lit-099", "coref_resolution", "unclear_reference", 0.5, [("mais Wang Mei ne répondit pas", "mais elle ne répondit pas")]),
+    ("itb-lit-099", "coref_resolution", "unclear_reference", 0.5, [("que Wang Mei s'arrêta", "qu'elle s'arrêta")]),
+    ("itb-lit-099", "coref_resolution", "antecedent_named", 1.0, [("Zhao Lin lui demanda", "Zhao Lin demanda à Wang Mei")]),
+    ("itb-lit-100", "coref_resolution", "wrong_antecedent", 0.0,
+     [("ma il vecchio Zhao non era comunque tranquillo", "ma Zhao Ming non era comunque tranquillo"),
+      ("Quella sera, il vecchio Zhao restò", "Quella sera, Zhao Ming restò")]),
+    ("itb-lit-100", "coref_resolution", "unclear_reference", 0.5, [("Quella sera, il vecchio Zhao restò", "Quella sera, lui restò")]),
+    ("itb-lit-100", "coref_resolution", "unclear_reference", 0.5,
+     [("ma il vecchio Zhao non era comunque tranquillo", "ma lui non era comunque tranquillo")]),
+    ("itb-lit-100", "coref_resolution", "antecedent_named", 1.0, [("e gli raccomandò", "e raccomandò a Zhao Ming")]),
+    ("itb-lit-101", "coref_resolution", "wrong_antecedent", 0.0,
+     [("Xiulan leaned her soaked umbrella", "A-Zhen leaned her soaked umbrella"), ("Xiulan took it", "A-Zhen took it")]),
+    ("itb-lit-101", "coref_resolution", "unclear_reference", 0.5,
+     [("Xiulan leaned her soaked umbrella", "She leaned her soaked umbrella")]),
+    ("itb-lit-101", "coref_resolution", "unclear_reference", 0.5, [("; Xiulan took it", "; she took it")]),
+    ("itb-lit-101", "coref_resolution", "antecedent_named", 1.0, [("ladled a bowl for her", "ladled a bowl for Xiulan")]),
+    ("itb-lit-102", "coref_resolution", "wrong_antecedent", 0.0,
+     [("A-Jie haalde zijn hengel in", "Xiao Guang haalde zijn hengel in"),
+      ("maar A-Jie nam het hem niet kwalijk", "maar Xiao Guang nam het hem niet kwalijk")]),
+    ("itb-lit-102", "coref_resolution", "unclear_reference", 0.5, [("A-Jie haalde zijn hengel in", "Hij haalde zijn hengel in")]),
+    ("itb-lit-102", "coref_resolution", "unclear_reference", 0.5,
+     [("maar A-Jie nam het hem niet kwalijk", "maar hij nam het hem niet kwalijk")]),
+    ("itb-lit-102", "coref_resolution", "antecedent_named", 1.0, [("lachte hem uit", "lachte A-Jie uit")]),
 ]
 
 _FLIP_DE = ("Hey {username}, deine Anmeldung zum jährlichen „Creator-Förderprogramm“ ist durch! Deine Kohle für diesen "
@@ -220,13 +308,14 @@ def _doubled(sentence: str, spaced: bool) -> str:
 NO_SPACES = {"zh", "ja", "th"}
 
 
-def interleave(items: list[dict]) -> list[dict]:
+def interleave(items: list[dict], start: int = 0) -> list[dict]:
     """Items ordered round-robin over target languages (each language's items in their own order),
-    so that any prefix spreads over the languages."""
+    so that any prefix spreads over the languages; the round starts at the `start`-th language."""
     groups: dict[str, list[dict]] = {}
     for item in items:
         groups.setdefault(item["target_lang"], []).append(item)
     order, queues = [], [groups[lang] for lang in sorted(groups)]
+    queues = queues[start % len(queues):] + queues[:start % len(queues)] if queues else queues
     while any(queues):
         for queue in queues:
             if queue:
@@ -241,13 +330,16 @@ def item(row: dict, kind: str, prompt: str, read: str, lang: str, label: float, 
             "construction": construction, "why": why or WHY[construction], "candidate": candidate}
 
 
-def pick(by_label: dict[float, list[dict]], total: int = ITEMS_PER_KIND) -> list[dict]:
+def pick(by_label: dict[float, list[dict]], total: int = ITEMS_PER_KIND, rotate: bool = False) -> list[dict]:
     """About `total` items balanced over the labels, interleaved over languages. Hand-made and
     kind-specific constructions come before the generic ones. A label the constructions reach only a
     few times takes all it has and the others fill up to `total`; where the top label itself is
-    short (a constraint on a handful of rows), every label is held to twice the smallest count."""
-    chosen = {label: interleave(sorted(items, key=lambda entry: entry["construction"] in GENERIC))
-              for label, items in by_label.items()}
+    short (a constraint on a handful of rows), every label is held to twice the smallest count. With
+    `rotate`, each label's round over the languages starts one language later, so that a set with few
+    languages ends up with as even a count per language as the totals allow."""
+    chosen = {label: interleave(sorted(items, key=lambda entry: entry["construction"] in GENERIC),
+                                position if rotate else 0)
+              for position, (label, items) in enumerate(by_label.items())}
     share = -(-total // len(chosen))
     counts = {label: len(items) for label, items in chosen.items()}
     small = {label for label, count in counts.items() if count < share}
@@ -364,15 +456,47 @@ def insttrans_items(rows: list[dict]) -> list[dict]:
 # Sandglass-Bench: quality under a length budget
 # ---------------------------------------------------------------------------------------------
 
-def sandglass_items(rows: list[dict], insttrans_rows: list[dict]) -> list[dict]:
-    """Top: the row's own label (English) or the bundled InstTrans reference of the same line when it
-    is in the row's language; bottom: a correct translation of the same line into another language,
-    the Chinese line itself, a line padded with another line; middle: an English label cut at a
-    clause boundary (approximate)."""
+# Correct translations of Sandglass lines into the three languages without labels, written by this team for
+# the set, each with the same translation missing a detail the line needs: the Chinese line -> language ->
+# (translation, detail lost). They give Japanese, Spanish and Arabic rows a top and a middle item, so the set
+# spreads over all four of the release's target languages.
+WRITTEN = {
+    "北境三座城池，一夜之间全部失守。": {
+        "es": ("Las tres ciudades de la frontera norte cayeron en una sola noche.",
+               "Las ciudades de la frontera norte cayeron."),
+        "ja": ("北の国境の三つの城が、一夜にしてすべて陥落した。", "北の国境の城が陥落した。"),
+        "ar": ("سقطت مدن الحدود الشمالية الثلاث كلها في ليلة واحدة.", "سقطت مدن الحدود الشمالية."),
+    },
+    "敦煌莫高窟，开凿于公元四世纪。": {
+        "es": ("Las cuevas de Mogao, en Dunhuang, se excavaron en el siglo IV d. C.",
+               "Las cuevas de Mogao, en Dunhuang, se excavaron hace mucho tiempo."),
+        "ja": ("敦煌の莫高窟は、四世紀に開削されました。", "敦煌の莫高窟は、昔に開削されました。"),
+        "ar": ("حُفرت كهوف موغاو في دونهوانغ في القرن الرابع الميلادي.", "حُفرت كهوف موغاو في دونهوانغ منذ زمن بعيد."),
+    },
+    "大熊猫每天要花十几个小时吃竹子。": {
+        "es": ("El panda gigante pasa más de diez horas al día comiendo bambú.",
+               "El panda gigante come bambú todos los días."),
+        "ar": ("يقضي الباندا العملاق أكثر من عشر ساعات يوميًا في أكل الخيزران.", "يأكل الباندا العملاق الخيزران كل يوم."),
+    },
+    "这个项目，我们已经准备了整整三年。": {
+        "ja": ("このプロジェクトのために、私たちは丸三年準備してきました。", "このプロジェクトのために、私たちは準備してきました。"),
+    },
+    "红树林生长在海陆交界的潮间带。": {
+        "es": ("Los manglares crecen en la zona intermareal, donde la tierra se une con el mar.",
+               "Los manglares crecen junto al mar."),
+        "ja": ("マングローブは、陸と海の境目にある潮間帯に生えています。", "マングローブは海の近くに生えています。"),
+        "ar": ("تنمو غابات المانغروف في منطقة المد والجزر حيث تلتقي اليابسة بالبحر.", "تنمو غابات المانغروف قرب البحر."),
+    },
+}
+
+
+def _sandglass_references(rows: list[dict], insttrans_rows: list[dict]) -> dict[str, dict[str, str]]:
+    """The Chinese line -> language -> a reference: the English labels and the bundled InstTrans
+    references of the same line."""
     from scripts.build_sandglass import LINES
 
     by_id = {row["case_id"]: row for row in insttrans_rows}
-    translations: dict[str, dict[str, str]] = {}  # the Chinese line -> language -> a translation
+    translations: dict[str, dict[str, str]] = {}
     for line in LINES:
         row = by_id.get(line["row"])
         if row is not None and _is_json(row["reference"]):
@@ -382,11 +506,36 @@ def sandglass_items(rows: list[dict], insttrans_rows: list[dict]) -> list[dict]:
     for row in rows:
         if row["label"]:
             translations.setdefault(row["metadata"]["source"], {}).setdefault("en", row["label"])
+    return translations
+
+
+def sandglass_other_language(rows: list[dict], insttrans_rows: list[dict]) -> dict[str, str]:
+    """case_id -> a correct translation of the row's line into another of the languages (a reference
+    or a WRITTEN translation), for the wrong_language probe."""
+    translations = _sandglass_references(rows, insttrans_rows)
+    out = {}
+    for row in rows:
+        lang, source = row["metadata"]["target_language"], row["metadata"]["source"]
+        known = {**{code: pair[0] for code, pair in WRITTEN.get(source, {}).items()}, **translations.get(source, {})}
+        others = sorted(code for code in known if code != lang)
+        if others:
+            out[row["case_id"]] = known[others[0]]
+    return out
+
+
+def sandglass_items(rows: list[dict], insttrans_rows: list[dict]) -> list[dict]:
+    """Top: the row's own label (English), the bundled InstTrans reference of the same line when it
+    is in the row's language, or this team's translation (WRITTEN); bottom: a correct translation of
+    the same line into another language, the Chinese line itself, a line padded with another line;
+    middle: an English label cut at a clause boundary, or a written translation with a detail lost
+    (approximate). The set is balanced over the four target languages as well as the labels."""
+    translations = _sandglass_references(rows, insttrans_rows)
     by_label: dict[float, list[dict]] = {1.0: [], 0.5: [], 0.0: []}
     for index, row in enumerate(rows):
         meta = row["metadata"]
         lang, source = meta["target_language"], meta["source"]
         known = translations.get(source, {})
+        written = WRITTEN.get(source, {})
         add = lambda label, construction, text: by_label[label].append(  # noqa: E731
             item(row, "sandglass_quality", "sandglass_quality", "quality", lang, label, construction, text))
         top = row["label"] or known.get(lang)
@@ -398,12 +547,16 @@ def sandglass_items(rows: list[dict], insttrans_rows: list[dict]) -> list[dict]:
             other_line = rows[(index + 3 * 4) % len(rows)]["label"] or ""
             if index % 2 and other_line and other_line != top:
                 add(0.0, "padded", top + " " + other_line)
-        others = sorted(code for code in known if code != lang)
+        if lang in written:
+            add(1.0, "translation", written[lang][0])
+            add(0.5, "detail_lost", written[lang][1])
+        others = sorted(code for code in {**known, **written} if code != lang)
         if others:
-            add(0.0, "wrong_language", known[others[index % len(others)]])
+            code = others[index % len(others)]
+            add(0.0, "wrong_language", known[code] if code in known else written[code][0])
         if index % 3 == 0:
             add(0.0, "source_copy", source)
-    return pick(by_label)
+    return pick(by_label, rotate=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -477,6 +630,103 @@ def ifmtbench_items(rows: list[dict]) -> list[dict]:
 # item changed in a way that must lower it (cut in half, the source copied, the wrong language)
 # ---------------------------------------------------------------------------------------------
 
+# A correct translation of a row's source into a language other than its target (and its source), written by
+# this team, for the `wrong_language` probe: case_id -> (language, translation). Sandglass takes its own from
+# the set (another language's translation of the same line); InstTrans and IFMTBench rows are translated into
+# one language only, so the probe's candidates for their top controls are written here.
+OTHER_LANGUAGE = {
+    # InstTrans-Bench
+    "itb-doc-014": ("en", "This computer virus does not become active immediately after infection; instead it stays hidden "
+                          "in the system unnoticed and keeps copying itself. Only when the moment is right does the computer "
+                          "virus suddenly strike, crippling many systems within a short time. That is exactly why detecting "
+                          "computer viruses early is often more important than repairing the damage afterwards."),
+    "itb-doc-004": ("en", "Little raindrops, pitter-patter, pitter-patter,\nslide softly down the roof.\n"
+                          "Little frog, croak, croak,\njumps into the pond to look for Mama."),
+    "itb-doc-015": ("en", "{{nickname}} started following you! You have {{count}} mutual follows: go and take a look at "
+                          "their profile."),
+    "itb-doc-013": ("en", '{"dialog": {"title": "Are you sure you want to delete your account?", "body": "Once the account '
+                          'is deleted, your uploaded videos, your favourites and your coin history will be permanently '
+                          'erased and cannot be recovered.", "button_ok": "Confirm deletion", "button_cancel": "Not now"}}'),
+    "itb-doc-028": ("en", "The Silk Road was not a single road but a vast trade network linking East and West. Through this "
+                          "network, silk, porcelain and tea were carried from China to Central Asia and Europe, while "
+                          "spices, glassware and new religious ideas travelled east."),
+    "itb-doc-055": ("en", "Your coin balance is insufficient. Current balance: {balance} coins; this action requires {cost} "
+                          "coins. Please top up first and then try again."),
+    "itb-doc-038": ("en", "The imperial examination system, which originated in the Sui dynasty, was the mechanism by which "
+                          "ancient China selected its officials. Compared with earlier methods based on recommendation by "
+                          "family lineage, the imperial examinations opened the door to an official career for the sons of "
+                          "commoner families. During the Ming and Qing dynasties, however, the imperial examinations "
+                          "gradually ossified, and the eight-legged essay ended up constraining the thinking of scholars."),
+    "itb-lit-063": ("en", "Graph neural networks (GNNs) perform well on node classification tasks [3, 7]. However, when a "
+                          "graph's homophily is low, the classic message-passing mechanism often fails. In this paper, we "
+                          "propose an adaptive aggregation operator with the update rule $h_v^{(l+1)} = \\sigma\\left(\\sum_{u "
+                          "\\in \\mathcal{N}(v)} \\alpha_{vu} W^{(l)} h_u^{(l)}\\right)$, where $\\alpha_{vu}$ is set "
+                          "dynamically based on the similarity of the nodes' features. On six heterophilous graph datasets, "
+                          "accuracy rose by 4.3% on average."),
+    "itb-lit-072": ("en", "Let $G = (V, E)$ be a simple undirected graph with $|V| = n \\ge 3$. We give a short proof of "
+                          "Dirac's theorem [2]: if the minimum degree of $G$ satisfies $\\delta(G) \\ge n/2$, then $G$ "
+                          "contains a Hamiltonian cycle. The key idea of the proof is to consider a longest path $P = v_1 "
+                          "v_2 \\cdots v_m$ and to analyse the neighbourhoods of its two endpoints."),
+    "itb-lit-070": ("en", "We use Monte Carlo tree search (MCTS) for policy improvement \\cite{silver2016mastering}. At each "
+                          "node, the action is selected according to the UCT criterion $a^* = \\arg\\max_a \\left( Q(s,a) + "
+                          "c \\sqrt{\\frac{\\ln N(s)}{N(s,a)}} \\right)$, where $c$ is the exploration constant."),
+    "itb-lit-015": ("en", "The tea party was about to break up when Mrs Shen finally arrived, late. Taking off her gloves, "
+                          "she said apologetically: \"My husband is rather unwell today and asked me to offer you all his "
+                          "apologies.\" Amid a chorus of \"Never mind\", only Miss Su, sitting in the corner, quietly set "
+                          "down her teacup."),
+    "itb-lit-018": ("en", "Old Zhou stubbed out his cigarette and stared for a long while at Captain Chen across the table. "
+                          "He knew that if the case were overturned, his twenty years in uniform would have been for "
+                          "nothing. Still, Zhou slid the report across to him."),
+    "itb-lit-097": ("de", "Ah Qiang hielt sich die geschwollene Gesichtshälfte, rappelte sich vom Boden auf und rief der Bande "
+                          "hinterher: „Wartet nur! Früher oder später werdet ihr dafür bezahlen!“ Zu Hause schlief er die "
+                          "ganze Nacht nicht; er dachte nur daran, wie er es ihnen heimzahlen könnte."),
+    "itb-lit-095": ("en", "The rain was getting heavier, and the last bus had long since gone. Xiao Zhou looked at her watch "
+                          "at the street corner and decided to take a taxi home. When the driver heard she was going to the "
+                          "west side of town, he hesitated, but in the end he let her in. She was doing the sums: she had "
+                          "already taken a taxi three times this month, and she feared her pay would run short again."),
+    "itb-lit-094": ("en", "Before leaving, old Wang took a red paper envelope from his bag and pressed it into Teacher Li's "
+                          "hand: \"It's just a small gift, please don't refuse it.\" Teacher Li waved his hands and flatly "
+                          "refused. Old Wang had to put his little gift back in his bag; he sighed and said he would come "
+                          "back to thank him next year, once the child had passed the exam."),
+    "itb-doc-053": ("en", "Mid-Autumn goodies are here! Show off your hometown mooncakes in the comments before this Friday, "
+                          "and we'll draw 20 lucky viewers who will each get a gift box of millet."),
+    "itb-lit-098": ("en", "Old Chen and young Liu had been waiting outside the warehouse gate for over an hour, and the truck "
+                          "still hadn't come. Chen looked at his watch, took out his phone and dialled the driver's number "
+                          "once more. Liu urged him not to get worked up, but Chen waved him off: if this delivery didn't "
+                          "arrive today, he might as well give up his job as supervisor."),
+    "itb-lit-101": ("de", "Als Xiulan die Tür aufstieß, stand A-Zhen am Herd und kochte Reisbrei. Xiulan lehnte ihren "
+                          "durchnässten Schirm an den Türrahmen, rieb sich die Hände und sagte, draußen schneie es. A-Zhen "
+                          "schöpfte ihr eine Schale auf; Xiulan nahm sie und hielt sie lange in den Händen, ohne zu trinken."),
+    "itb-lit-099": ("en", "Wang Mei opened the letter; she had read only two lines when her face changed. Zhao Lin asked her "
+                          "what was wrong, but Wang Mei did not answer: she folded the letter, slipped it into her pocket and "
+                          "set off at once for the station. Only when Zhao Lin caught up with her did Wang Mei stop and say "
+                          "quietly that her mother was ill."),
+    "itb-lit-100": ("en", "Old Zhao handed the keys to his son, Zhao Ming, and told him several times to be careful on the "
+                          "road. Zhao Ming nodded, but old Zhao still wasn't at ease: he walked him all the way downstairs "
+                          "and went back in only when he saw the car turn out of the end of the lane. That evening, old "
+                          "Zhao sat on the balcony and smoked half a pack of cigarettes."),
+    # IFMTBench
+    "418548a5d7298d0fa764e3288fbac8e0:en": ("de", "Lieber Herr Wang, seien Sie versichert, dass wir Ihre Bestellung vor "
+                                                  "Freitag versenden."),
+    "acd9294d36e6553a634891fe013f3350:es": ("en", "This Friday at seven the whole team is having dinner! Don't be late, "
+                                                  "okay?"),
+    "0a94dbb2d1034a3556c632ba4dabdd5c:ja": ("en", "Please gather in the hotel lobby at 8 a.m. tomorrow.\nIn the morning we "
+                                                  "will visit the Forbidden City; the afternoon is free time."),
+    "12cc06b219966032cc5dea0495e6c9e8:fr": ("en", "An exceptional tea||Born in high-mountain tea gardens||Taste it today"),
+    "dc80f84b3ca27f1bbdb047b8f56fde7b:es": ("en", "We sincerely apologize for the inconvenience caused."),
+    "bd05fa47921112852cef51fad69b7fca": ("de", "Können Sie heute Abend den Gesetzentwurf ausarbeiten?"),
+    "c0818b1d1f87b2d512b75e352c959c1d": ("en", "Let me think this plan over a bit more."),
+    "20c9f7cdd31894d97449e9027616f529": ("fr", "Le certificat pour <b>{host}</b> expire dans 7 jours."),
+    "2deee10c253c7db74d91309c6c05125e:en": ("ja", "最後の小節で、みんなの音程が下がっていたよ。"),
+    "10c2e6e01999b461acfdde47990bf542:de": ("en", "Your account could not be verified. Check your email and try again."),
+    "072b8b7fca619c2c2c02575adaf69e88:de": ("fr", "La garantie devient caduque si l'appareil a été ouvert de manière "
+                                                  "inappropriée."),
+    "300f373858a679a4a4226548d26d54f4": ("fr", "Le locataire doit informer le bailleur par écrit de toute réparation "
+                                               "nécessaire."),
+    "2dce55b56cae4cc8b9cef3e8072d1de8:en": ("es", "Equipa la Hoja de escarcha para infligir daño adicional a los enemigos de "
+                                                  "tipo fuego."),
+}
+
 PROBES_PER_KIND = 6
 NO_RISE = ("padding", "preamble", "written_verdict", "echoed_prompt")
 FALL = ("cut_half", "source_copy", "wrong_language")
@@ -504,7 +754,7 @@ def probe_items(items: list[dict], rows: dict[str, dict], source_of, prompt_of, 
         tops = [entry for entry in of_kind if entry["label"] == top]
         fluent = {}
         for entry in items:
-            if entry["construction"] == "reference":
+            if entry["construction"] in ("reference", "translation"):  # a correct text of another row
                 fluent.setdefault(entry["target_lang"], []).append(entry)
 
         def add(probe: str, expect: str, control: dict, text: str | None) -> None:
@@ -558,17 +808,17 @@ def build() -> dict[str, list[dict]]:
             counters[entry["kind"]] = counters.get(entry["kind"], 0) + 1
             entry["id"] = f"{name}/{entry['kind']}/{counters[entry['kind']]:03d}"
     sets = {name: [{"id": entry.pop("id"), **entry} for entry in items] for name, items in sets.items()}
-    wrong = {entry["case_id"]: entry["candidate"] for entry in sets["sandglass"]
-             if entry["construction"] == "wrong_language"}
+    wrong = sandglass_other_language(sandglass_rows, insttrans_rows)
+    written = {case_id: text for case_id, (_, text) in OTHER_LANGUAGE.items()}
     by_id = lambda rows: {row["case_id"]: row for row in rows}  # noqa: E731
     always = lambda row, text: True  # noqa: E731
     probes = {
         "insttrans": probe_items(sets["insttrans"], by_id(insttrans_rows), lambda row: row["source_text"],
-                                 _user_prompt("insttrans"), always),
+                                 _user_prompt("insttrans"), always, written),
         "sandglass": probe_items(sets["sandglass"], by_id(sandglass_rows), lambda row: row["metadata"]["source"],
                                  _user_prompt("sandglass"), always, wrong),
         "ifmtbench": probe_items(sets["ifmtbench"], by_id(ifmt_rows), lambda row: row["origin_text"],
-                                 _user_prompt("ifmtbench"), _glossary_asked),
+                                 _user_prompt("ifmtbench"), _glossary_asked, written),
     }
     return {**sets, **{f"{name}.probes": items for name, items in probes.items()}}
 

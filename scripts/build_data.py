@@ -20,7 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from eval.constraints import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS
-from eval.insttrans.scorer_versions import SCORER_VERSIONS, check_hard
+from eval.insttrans.rules import RULE_TABLE
+from eval.insttrans.scorer_versions import SCORER_VERSIONS
+from eval.rule_contract import ScoringContext
 from eval.insttrans.rows import bundled_row_problems, render_prompt, validate_row
 from eval.errors import DataError
 
@@ -59,7 +61,7 @@ def check_part(path: Path) -> tuple[list[dict], list[str]]:
             # a reference passes the original rules of every scorer version and the strict ones
             for rule_set, version in [*((DEFAULT_RULE_SET, name) for name in SCORER_VERSIONS),
                                       *((name, None) for name in RULE_SETS if name != DEFAULT_RULE_SET)]:
-                verdict = check_hard(cid, row["reference"], row, rule_set, version)
+                verdict = RULE_TABLE.check(cid, row, row["reference"], ScoringContext(None, rule_set, version))
                 if not verdict.passed:
                     detail = json.dumps(verdict.detail, ensure_ascii=False)
                     problems.append(f"{where} {row['case_id']}: reference fails {cid} "

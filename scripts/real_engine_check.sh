@@ -9,7 +9,7 @@
 #                                                     KEEP_WORK=1 keeps the work folder and prints it)
 #   CALIBRATE=1 bash scripts/real_engine_check.sh [ROWS]
 #       then also calibrates the same Judge (issue 36): python -m eval.calibrate on the known-answer
-#       items and bias probes of CALIBRATE_BENCHMARKS (default sandglass: 79 Judge calls, minutes on
+#       items and bias probes of CALIBRATE_BENCHMARKS (default sandglass: 84 Judge requests, minutes on
 #       two cores), extra flags in CALIBRATE_ARGS (e.g. --no-probes), and one line with n, exact
 #       agreement, κ and weighted κ per prompt kind (docs/judge.md#calibration)
 #

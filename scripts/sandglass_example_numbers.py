@@ -41,7 +41,7 @@ def cell(key: str, value) -> str:
 def run(out: Path, *extra: str) -> dict:
     arguments = ["--benchmark", "sandglass", "--predictions", str(PREDICTIONS), "--output-dir", str(out), "--quiet",
                  *extra]
-    status = run_evaluation(run_config_from_args(evaluate_parser().parse_args(arguments)))
+    status = run_evaluation(run_config_from_args(evaluate_parser().parse_args(arguments))).exit_status
     if status:
         raise SystemExit(f"evaluate.py exited {status}")
     return json.loads((out / "summary.json").read_text(encoding="utf-8"))

@@ -30,8 +30,9 @@ import types
 from collections import Counter
 from pathlib import Path
 
-from eval.insttrans.rules import HARD_IDS, glossary_terms, social_elements
-from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS, check_hard
+from eval.insttrans.rules import HARD_IDS, RULE_TABLE, glossary_terms, social_elements
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
+from eval.rule_contract import ScoringContext
 from eval.predictions import is_missing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,7 +268,7 @@ def compare(copy_check, version: str, rows: list[dict], predictions: dict, n: in
         for cid in dict.fromkeys(row["constraint_ids"]):
             if cid not in HARD_IDS:
                 continue
-            ours = check_hard(cid, prediction, row, "original", version).passed
+            ours = RULE_TABLE.check(cid, row, prediction, ScoringContext(scorer_version=version)).passed
             compared[cid] += 1
             try:  # one id at a time, so that a crash on one rule hides no other verdict
                 theirs = bool(copy_check({**row, "constraint_ids": [cid]}, prediction)[cid]["is_valid"])

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.api import _kind_of, checked_options, evaluate, flags_of, keyword_actions
-from eval.cli import evaluate_parser
+from eval.api import _kind_of, checked_options, evaluate, keyword_actions, load_run, run_config
+from eval.cli import evaluate_parser, run_cli, run_config_from_args
+from eval.config import RunResult
 from eval.errors import ConfigError, HarnessError
 from judge_server import JudgeServer
 
@@ -97,23 +98,115 @@ def test_no_keyword_exits_the_interpreter(tmp_path, options):
     assert "--help" not in str(caught.value)
 
 
-@pytest.mark.parametrize("predictions, output_dir", [(None, "out"), (5, "out"), ("p.jsonl", None), ("", "out")])
+@pytest.mark.parametrize("predictions, output_dir", [(5, "out"), ("p.jsonl", None), ("", "out"), (None, 5)])
 def test_the_positional_arguments_are_checked_too(predictions, output_dir):
     with pytest.raises(ConfigError, match="takes a path"):
         evaluate(predictions, output_dir, skip_judge=True)
 
 
-def test_good_values_of_every_kind_pass_and_become_one_word_flags():
-    options = {"skip_judge": True, "quiet": False, "limit": 5, "judge_timeout": 2, "judge_backoff": 0.5,
-               "rule_set": "strict", "judge_repairs": 0, "data": [Path("a.jsonl"), "b.jsonl"], "dataset": True,
-               "judge_model": "-model-with-a-dash", "case_ids": None, "judge_structured": False}
-    assert checked_options(evaluate_parser(), options) is options
-    argv = flags_of(options)
-    assert argv == ["--skip-judge", "--limit=5", "--judge-timeout=2", "--judge-backoff=0.5", "--rule-set=strict",
-                    "--judge-repairs=0", "--data=a.jsonl", "--data=b.jsonl", "--dataset",
-                    "--judge-model=-model-with-a-dash"]
-    args = evaluate_parser().parse_args(["--predictions=p", "--output-dir=o", *[a for a in argv if a != "--dataset"]])
-    assert args.judge_model == "-model-with-a-dash" and args.data == [Path("a.jsonl"), Path("b.jsonl")]
+def test_no_predictions_is_the_oracle_only(tmp_path):
+    with pytest.raises(ConfigError, match="required: --predictions"):
+        evaluate(None, tmp_path / "run", skip_judge=True)
+    with pytest.raises(ConfigError, match="--oracle scores the references: it takes no --predictions"):
+        evaluate(PREDICTIONS, tmp_path / "run", skip_judge=True, oracle=True)
+    run = evaluate(None, tmp_path / "run", skip_judge=True, oracle=True, limit=4)
+    assert run.exit_status == 0 and run.paths[-1].name == "summary.json" and len(run.rows) == 4
+
+
+def test_good_values_of_every_kind_give_the_command_lines_config(tmp_path):
+    """Keywords of every kind build the RunConfig the same flags build on the command line."""
+    ids = tmp_path / "ids.txt"
+    ids.write_text("x\n", encoding="utf-8")
+    keywords = {"skip_judge": True, "quiet": False, "limit": 5, "rule_set": "strict", "judge_timeout": 2,
+                "data": [ROOT / "data" / "test.jsonl"], "case_ids": None, "judge_structured": False}
+    argv = ["--skip-judge", "--limit", "5", "--rule-set", "strict", "--judge-timeout", "2",
+            "--data", str(ROOT / "data" / "test.jsonl")]
+    out = tmp_path / "out"
+    assert run_config(PREDICTIONS, out, **keywords) == run_config_from_args(
+        evaluate_parser().parse_args(["--predictions", str(PREDICTIONS), "--output-dir", str(out), *argv]))
+    bare = run_config(PREDICTIONS, out, skip_judge=True, data=str(ROOT / "data" / "test.jsonl"))
+    assert bare.source.path == ROOT / "data" / "test.jsonl" and bare.options == {} and bare.limit is None
+
+
+def test_judge_keywords_give_the_command_lines_judge_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUDGE_API_BASE", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-parity-test")
+    keywords = {"judge_model": "-model-with-a-dash", "judge_concurrency": 3, "judge_repairs": 0,
+                "judge_structured": True, "judge_backoff": 1, "judge_max_tokens": 64}
+    argv = ["--judge-model=-model-with-a-dash", "--judge-concurrency", "3", "--judge-repairs", "0",
+            "--judge-structured", "--judge-backoff", "1", "--judge-max-tokens", "64"]
+    out = tmp_path / "out"
+    by_keywords = run_config(PREDICTIONS, out, **keywords)
+    assert by_keywords == run_config_from_args(
+        evaluate_parser().parse_args(["--predictions", str(PREDICTIONS), "--output-dir", str(out), *argv]))
+    assert by_keywords.judge.structured == "json_schema" and isinstance(by_keywords.judge.backoff, float)
+
+
+# Settings the command line's own checks refuse (not argparse's): the API raises the very line the
+# command prints after "error: ".
+SAME_ERROR = [
+    {"limit": 0},
+    {"judge_concurrency": 0},
+    {"judge_timeout": 0},
+    {"judge_model": "  "},
+    {"release_dir": "somewhere"},
+    {"trust_release_code": True},
+    {"protocol": "release", "judge_structured": True},
+    {"judge_budget": 5.0},
+    {"judge_price": "1,2", "judge_batch_poll": 5.0},
+    {"skip_judge": True, "judge_calibration": "calibration.json"},
+    {"skip_judge": True, "estimate": True},
+    {"skip_judge": True, "oracle": True},
+    {"skip_judge": True, "limit": 3, "case_ids": "ids.txt"},
+    {"skip_judge": True, "dataset": "no such thing/really"},
+]
+
+
+def _argv(keywords: dict) -> list[str]:
+    argv = []
+    for name, value in keywords.items():
+        flag = "--" + name.replace("_", "-")
+        argv += [flag] if value is True else [flag, str(value)]
+    return argv
+
+
+@pytest.mark.parametrize("keywords", SAME_ERROR, ids=[",".join(k) for k in SAME_ERROR])
+def test_a_bad_setting_is_the_same_one_line_error_from_the_api_and_the_command(tmp_path, monkeypatch, capsys,
+                                                                                keywords):
+    from evaluate import main
+
+    monkeypatch.setenv("JUDGE_API_BASE", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-parity-test")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(HarnessError) as caught:
+        evaluate(PREDICTIONS, tmp_path / "api", **keywords)
+    status = run_cli(main, ["--predictions", str(PREDICTIONS), "--output-dir", str(tmp_path / "cli"), *_argv(keywords)])
+    printed = capsys.readouterr().err.strip().splitlines()
+    assert status == caught.value.exit_status == 2
+    assert printed[0] == f"error: {str(caught.value).splitlines()[0]}"
+    assert not (tmp_path / "api").exists() and not (tmp_path / "cli").exists()
+
+
+def test_evaluate_returns_the_pipelines_result_without_reading_the_files_back(tmp_path, monkeypatch):
+    """The RunResult is what the run held in memory; the files say the same."""
+    import eval.api as api
+
+    monkeypatch.setattr(api, "load_run", lambda *_: pytest.fail("the API read the run back"))
+    run = evaluate(PREDICTIONS, tmp_path / "run", skip_judge=True, limit=9)
+    assert isinstance(run, RunResult) and run.exit_status == 0 and run.output_dir == tmp_path / "run"
+    assert [path.name for path in run.paths] == ["scores.jsonl", "report.md", "report.html", "explorer.html",
+                                                  "summary.json"]
+    monkeypatch.undo()
+    again = load_run(tmp_path / "run")
+    assert run.summary == again.summary and run.rows == again.rows and len(run.rows) == 9
+    assert run.signature == again.signature and run.paths == again.paths
+
+
+def test_an_estimate_returns_its_status_and_writes_nothing(tmp_path, judge):
+    run = evaluate(PREDICTIONS, tmp_path / "run", limit=2, estimate=True)
+    assert run.exit_status == 0 and run.summary is None and run.rows == [] and run.paths == ()
+    assert run.signature is None and run.formal is False and run.metric("quality") is None
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.fixture

@@ -254,6 +254,24 @@ def test_the_layout_in_the_docs_names_every_module():
     assert missing == []
 
 
+def test_the_protocol_names_are_written_once():
+    """`harness` and `release` (SPEC §15) are eval/config.py's constants: no other module compares a
+    string with them or spells them as a flag's choice or default (issue 37)."""
+    names = {"harness", "release"}
+    offenders = []
+    for path in SOURCES:
+        if path == ROOT / "eval" / "config.py":
+            continue
+        tree = tree_of(path)
+        lines = _names_compared(tree, names)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg in ("choices", "default"):
+                lines += [item.lineno for item in ast.walk(node.value)
+                          if isinstance(item, ast.Constant) and item.value in names]
+        offenders += [f"{path.relative_to(ROOT)}:{line}" for line in lines]
+    assert offenders == []
+
+
 # --- the record and the strings of shared modules --------------------------------------------------
 
 MAX_REQUIRED_FIELDS = 15

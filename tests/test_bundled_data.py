@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from eval.constraints import CONSTRAINT_KINDS, HARD
-from eval.insttrans.scorer_versions import SCORER_VERSIONS, check_versioned
+from eval.insttrans.rules import RULE_TABLE
+from eval.insttrans.scorer_versions import SCORER_VERSIONS
+from eval.rule_contract import ScoringContext
 from eval.languages import LANGUAGES
 from eval.data import load_rows_from_file
 from eval.insttrans.rows import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, validate_rows
@@ -32,7 +34,7 @@ def test_reference_passes_its_own_hard_rules(row):
     for cid in row["constraint_ids"]:
         if CONSTRAINT_KINDS[cid] == HARD:
             for version in SCORER_VERSIONS:  # under every official scorer version (SPEC §7c)
-                verdict = check_versioned(cid, row["reference"], row, version)
+                verdict = RULE_TABLE.check(cid, row, row["reference"], ScoringContext(scorer_version=version))
                 if not verdict.passed:
                     failures[f"{cid} ({version})"] = verdict.detail
     assert failures == {}

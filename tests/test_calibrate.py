@@ -18,7 +18,7 @@ from eval.config import HARNESS
 from judge_server import JudgeServer, is_repair, scripted_handler, text_reply
 
 KEY = "sk-calibrate-SECRET-0a1b2c3d"
-BENCH = "sandglass"  # the smallest set: 42 items and 37 probes
+BENCH = "sandglass"  # the smallest set: 42 items and 42 probes
 SCALE = (0.0, 0.5, 1.0)
 
 
@@ -111,7 +111,8 @@ def test_a_judge_that_is_always_right(tmp_path, monkeypatch, asked):
     assert all(entry["wrong_way"] == 0 for entry in probes.values())
     assert block["judge"]["model"] == "stand-in" and block["judge"]["prompt_versions"]["sandglass_quality"]
     assert block["replies"]["invalid_first_replies"] == 0
-    assert block["cost"]["calls"] <= 42 + 37 and block["cost"]["per_1000_items"]["calls"] <= 1000
+    assert (len(asked["items"]), len(asked["probes"])) == (42, 42)
+    assert block["cost"]["calls"] <= 42 + 42 and block["cost"]["per_1000_items"]["calls"] <= 1000
 
 
 def test_a_judge_that_always_gives_the_top_score(tmp_path, monkeypatch, asked):
@@ -183,7 +184,7 @@ def test_an_unstable_judge_and_repeats_that_bypass_the_cache(tmp_path, monkeypat
     assert (tmp_path / "out" / "judge_cache.sqlite.repeat1").is_file()
     calls = block["cost"]["calls"]
     assert calls == 2 * len(set(asked["by_prompt"]))  # every distinct prompt asked once per repeat
-    assert again["cost"]["calls"] == 0 and again["replies"]["cache_hits"] == 2 * 79  # the rerun: all cached
+    assert again["cost"]["calls"] == 0 and again["replies"]["cache_hits"] == 2 * 84  # the rerun: all cached
     assert again["cost"]["calls"] == 0 and again["kinds"] == block["kinds"]
 
 
@@ -237,3 +238,33 @@ def test_an_ifmtbench_null_reads_as_zero_and_is_counted(tmp_path, monkeypatch):
         assert kinds[kind]["null_verdicts"] == kinds[kind]["n"]
         assert kinds[kind]["exact_agreement"] == round(zeros / kinds[kind]["n"], 6)
     assert kinds["glossary"]["null_verdicts"] == 0 and kinds["glossary"]["exact_agreement"] == 0.5
+
+
+@pytest.mark.parametrize("bench, pairs", [
+    # the wrong_language pairs per kind, counted by hand in data/calibration/<bench>.probes.jsonl
+    ("insttrans", {"quality": 4, "style_consistency": 3, "term_cross_sentence": 3, "academic_format_preserve": 3,
+                   "context_disambiguate": 6, "coref_resolution": 5}),
+    ("ifmtbench", {"style": 4, "background": 6, "glossary": 4}),
+])
+def test_the_wrong_language_probe_is_reported_for_insttrans_and_ifmtbench(tmp_path, monkeypatch, bench, pairs):
+    """A Judge that gives every candidate the top of its scale never lowers its verdict for a correct
+    translation into another language: every wrong_language pair goes the wrong way (rate 1); a
+    Judge that gives it the bottom and everything else the top goes the right way (rate 0)."""
+    wrong = {entry["candidate"] for entry in calibrate.read_items(calibrate.CALIBRATION_DIR / f"{bench}.probes.jsonl")
+             if entry["probe"] == "wrong_language"}
+
+    def top(candidate: str, prompt: str) -> float:
+        return 5.0 if '{"scores": {"style": S, "background": S}}' in prompt else 1.0
+
+    for decide, rate in ((top, 1.0), (lambda candidate, prompt: 0.0 if candidate in wrong else top(candidate, prompt), 0.0)):
+        monkeypatch.setenv("JUDGE_API_KEY", KEY)
+        with JudgeServer(scripted_handler(decide)) as server:
+            monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+            assert calibrate.main(["--judge-model", "stand-in", "--output-dir", str(tmp_path / str(rate)), "--benchmark",
+                                   bench, "--quiet"]) == 0
+        block = json.loads((tmp_path / str(rate) / "calibration.json").read_text(encoding="utf-8"))["benchmarks"][bench]
+        probes = {kind: entries["wrong_language"] for kind, entries in block["bias_probes"].items()}
+        assert {kind: entry["pairs"] for kind, entry in probes.items()} == pairs
+        assert all(entry["expect"] == "fall" and entry["rate"] == rate for entry in probes.values()), probes
+        report = (tmp_path / str(rate) / "calibration.md").read_text(encoding="utf-8")
+        assert all(f"| {kind} | wrong_language | fall | {n} |" in report for kind, n in pairs.items())

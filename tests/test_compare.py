@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from eval.compare import (CompareError, agreement, cohen_kappa, compare, format_report, paired_statistics,
-                          parse_signature, UnitValues)
+                          UnitValues)
+from eval.provenance import Signature, make_signature, parse_signature
 from judge_server import JudgeServer, candidate_of, is_soft_prompt, soft_ids_of, text_reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,8 +22,8 @@ JUDGE = {"model": "judge-x", "endpoint_kind": "chat_completions", "host": "http:
 
 
 def signature(judge: dict | None = JUDGE, data: str = "d" * 64, n: int = 300, rules: str = "original",
-              version: str = "0.1.0", system: str | None = None) -> str:
-    parts = [f"data:{data[:12]}", f"n:{n}", f"rules:{rules}"]
+              version: str = "0.1.0", system: str | None = None, **more: str) -> str:
+    parts = [f"data:{data[:12]}", f"n:{n}", f"rules:{rules}", *(f"{key}:{value}" for key, value in more.items())]
     if judge is None:
         parts.append("judge:none")
     else:
@@ -268,6 +269,66 @@ def test_no_judge_agreement_when_the_predictions_differ(tmp_path):
 def test_parse_signature_keeps_colons_inside_values():
     parsed = parse_signature('data:ab|reasoning:{"effort":"none"}|host:http://h:1')
     assert parsed == {"data": "ab", "reasoning": '{"effort":"none"}', "host": "http://h:1"}
+
+
+# --- the signature as an object: fields and text (issue 37) -----------------------------------
+
+def _with_fields(path: Path) -> Path:
+    """The run as this harness writes it now: the signature's fields beside its text."""
+    summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+    summary["signature_fields"] = dict(Signature.parse(summary["signature"]).parts)
+    (path / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    return path
+
+
+def test_a_signature_round_trips_through_its_stored_fields_and_text():
+    judge = {**JUDGE, "model": "gate|way/model:x"}  # a value holding the text's own separators
+    signature = make_signature("f" * 64, 10, judge, settings=("known:none", "rules:strict"), benchmark="toy")
+    stored = json.loads(json.dumps(signature.stored()))
+    assert stored["signature"] == signature.text and stored["signature"].startswith("bench:toy|data:ffffffffffff|n:10|")
+    assert list(stored["signature_fields"])[:4] == ["bench", "data", "n", "known"]
+    assert Signature.from_summary(stored) == signature  # the fields, not the text split back
+    assert Signature.from_summary(stored).fields["judge"] == "gate|way/model:x"
+    assert signature.fields["protocol"] == signature.fields["counter"] == "harness"  # what unstated means
+    assert "protocol" not in stored["signature_fields"] and "protocol" not in signature.text
+
+
+def test_a_summary_of_an_older_harness_has_only_the_text_and_is_parsed_once_at_the_edge():
+    text = 'data:ab|n:3|judge:m|reasoning:{"effort":"none"}|version:0.1.0'
+    old = Signature.from_summary({"signature": text})
+    assert old.parts == (("data", "ab"), ("n", "3"), ("judge", "m"), ("reasoning", '{"effort":"none"}'),
+                         ("version", "0.1.0"))
+    assert old.text == text and old == Signature.from_summary({"signature": text, "signature_fields": dict(old.parts)})
+
+
+@pytest.mark.parametrize("summary, message", [
+    ({"signature": "a:1|b:2", "signature_fields": {"a": "1", "b": "3"}}, "does not spell the field signature"),
+    ({"signature": "a:1|b:2", "signature_fields": {"b": "2", "a": "1"}}, "does not spell the field signature"),
+    ({"signature": "a:1", "signature_fields": {"a": 1}}, "expected an object of strings"),
+    ({"signature": "a:1", "signature_fields": ["a", "1"]}, "expected an object of strings"),
+    ({"signature": "a:1|a:2"}, "names a key twice"),
+    ({"signature": "a:1||b:2"}, "part without a key"),
+    ({"signature": 5}, "expected a string"),
+])
+def test_a_signature_that_cannot_be_read_is_refused_naming_the_field(summary, message):
+    with pytest.raises(ValueError, match=message):
+        Signature.from_summary(summary)
+
+
+def test_compare_diffs_signatures_field_by_field_with_or_without_stored_fields(tmp_path):
+    rows = rows_with([True] * 10)
+    a = write_run(tmp_path / "a", rows)
+    b = write_run(tmp_path / "b", rows, judge={**JUDGE, "model": "judge-y"}, protocol="release", counter="harness")
+    text_only = compare([a, b], resamples=100, force=True)["signature_check"]
+    both = compare([_with_fields(a), _with_fields(b)], resamples=100, force=True)["signature_check"]
+    assert text_only == both
+    assert both["differences"] == [{"key": "judge", "a": "judge-x", "b": "judge-y"},
+                                   {"key": "protocol", "a": "harness", "b": "release"}]  # counter:harness = unstated
+    broken = json.loads((b / "summary.json").read_text(encoding="utf-8"))
+    broken["signature_fields"]["judge"] = "judge-x"  # a hand edit: fields and text disagree
+    (b / "summary.json").write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(CompareError, match=r"b/summary.json: field signature_fields: does not spell"):
+        compare([a, b], resamples=100, force=True)
 
 
 # --- real runs through the CLI ----------------------------------------------------------------

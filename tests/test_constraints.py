@@ -156,7 +156,7 @@ FORMAT_FAILS = [
 @pytest.mark.parametrize("name, source, prediction, source_lang, target_lang", FORMAT_PASSES,
                          ids=[case[0] for case in FORMAT_PASSES])
 def test_format_preserve_passes(name, source, prediction, source_lang, target_lang):
-    verdict = check_format_preserve(prediction, make_row(source, source_lang=source_lang, target_lang=target_lang))
+    verdict = check_format_preserve(make_row(source, source_lang=source_lang, target_lang=target_lang), prediction)
     assert verdict.passed, verdict.detail
     assert verdict.detail["failed"] == []
     assert_serialisable(verdict.detail)
@@ -165,7 +165,7 @@ def test_format_preserve_passes(name, source, prediction, source_lang, target_la
 @pytest.mark.parametrize("name, source, prediction, source_lang, target_lang, part, expected", FORMAT_FAILS,
                          ids=[case[0] for case in FORMAT_FAILS])
 def test_format_preserve_fails(name, source, prediction, source_lang, target_lang, part, expected):
-    verdict = check_format_preserve(prediction, make_row(source, source_lang=source_lang, target_lang=target_lang))
+    verdict = check_format_preserve(make_row(source, source_lang=source_lang, target_lang=target_lang), prediction)
     assert not verdict.passed
     assert verdict.detail["failed"] == [part]
     for key, value in expected.items():
@@ -175,18 +175,18 @@ def test_format_preserve_fails(name, source, prediction, source_lang, target_lan
 
 def test_format_preserve_names_the_triggered_parts():
     source = '{"1": "<b>你好</b> {name}", "2": "二"}'
-    verdict = check_format_preserve('{"1": "hello {name}", "2": "two"}', make_row(source))
+    verdict = check_format_preserve(make_row(source), '{"1": "hello {name}", "2": "two"}')
     assert verdict.detail["parts"] == ["json", "html", "placeholders"]
     assert verdict.detail["failed"] == ["html"]
 
 
 def test_format_preserve_json_parse_error_is_named():
-    detail = check_format_preserve('{"1": "one",}', make_row('{"1": "一"}')).detail
+    detail = check_format_preserve(make_row('{"1": "一"}'), '{"1": "one",}').detail
     assert detail["json"]["error"].startswith("prediction is not JSON:")
 
 
 def test_format_preserve_no_trigger_names_no_part():
-    verdict = check_format_preserve("whatever", make_row("普通的一句话"))
+    verdict = check_format_preserve(make_row("普通的一句话"), "whatever")
     assert verdict.passed and verdict.detail == {"parts": [], "failed": []}
 
 
@@ -222,7 +222,7 @@ def test_degenerate_predictions_stay_fast():
     row = make_row("看[这里](https://x.cn) <b>粗</b>")
     start = time.perf_counter()
     for prediction in ("[doge]" * 5000, "<a" * 10000, "![" * 10000):
-        assert not check_format_preserve(prediction, row).passed
+        assert not check_format_preserve(row, prediction).passed
     assert time.perf_counter() - start < 0.5  # the plain patterns take over a second here
 
 
@@ -279,7 +279,7 @@ def syllable_counter():
 @pytest.mark.parametrize("name, prediction, durations, target_lang", SYLLABLE_PASSES,
                          ids=[case[0] for case in SYLLABLE_PASSES])
 def test_syllable_order_passes(syllable_counter, name, prediction, durations, target_lang):
-    verdict = check_syllable_order(prediction, make_row(target_lang=target_lang, duration_s=durations))
+    verdict = check_syllable_order(make_row(target_lang=target_lang, duration_s=durations), prediction)
     assert verdict.passed, verdict.detail
     assert_serialisable(verdict.detail)
 
@@ -287,7 +287,7 @@ def test_syllable_order_passes(syllable_counter, name, prediction, durations, ta
 @pytest.mark.parametrize("name, prediction, durations, target_lang, expected", SYLLABLE_FAILS,
                          ids=[case[0] for case in SYLLABLE_FAILS])
 def test_syllable_order_fails(syllable_counter, name, prediction, durations, target_lang, expected):
-    verdict = check_syllable_order(prediction, make_row(target_lang=target_lang, duration_s=durations))
+    verdict = check_syllable_order(make_row(target_lang=target_lang, duration_s=durations), prediction)
     assert not verdict.passed
     if not expected:
         assert "error" in verdict.detail
@@ -298,13 +298,13 @@ def test_syllable_order_fails(syllable_counter, name, prediction, durations, tar
 
 def test_syllable_order_detail_holds_counts_and_concordance(syllable_counter):
     row = make_row(target_lang="zh", duration_s=[1.0, 2.0, 3.0, 4.0, 5.0])
-    detail = check_syllable_order(ONE_INVERSION_IN_TEN, row).detail
+    detail = check_syllable_order(row, ONE_INVERSION_IN_TEN).detail
     assert detail == {"counts": [2, 1, 3, 4, 5], "durations": [1.0, 2.0, 3.0, 4.0, 5.0], "comparable": 10,
                       "inversions": 1, "concordance": 0.9, "inverted_pairs": [[1, 2]]}
 
 
 def test_syllable_order_non_string_value_names_its_type():
-    verdict = check_syllable_order('{"1": 5, "2": "x"}', make_row(duration_s=[1.0, 2.0]))
+    verdict = check_syllable_order(make_row(duration_s=[1.0, 2.0]), '{"1": 5, "2": "x"}')
     assert verdict.detail["error"] == 'line "1" is a JSON number, not a string'
 
 
@@ -352,7 +352,7 @@ TERM_FAILS = [
 
 @pytest.mark.parametrize("name, constraints, prediction", TERM_PASSES, ids=[case[0] for case in TERM_PASSES])
 def test_term_compliance_passes(name, constraints, prediction):
-    verdict = check_term_compliance(prediction, make_row(constraints=constraints))
+    verdict = check_term_compliance(make_row(constraints=constraints), prediction)
     assert verdict.passed, verdict.detail
     assert verdict.detail["terms"] and verdict.detail["missing"] == []
     assert_serialisable(verdict.detail)
@@ -360,7 +360,7 @@ def test_term_compliance_passes(name, constraints, prediction):
 
 @pytest.mark.parametrize("name, constraints, prediction, missing", TERM_FAILS, ids=[case[0] for case in TERM_FAILS])
 def test_term_compliance_fails(name, constraints, prediction, missing):
-    verdict = check_term_compliance(prediction, make_row(constraints=constraints))
+    verdict = check_term_compliance(make_row(constraints=constraints), prediction)
     assert not verdict.passed
     assert verdict.detail["missing"] == missing
     assert_serialisable(verdict.detail)
@@ -368,7 +368,7 @@ def test_term_compliance_fails(name, constraints, prediction, missing):
 
 def test_term_compliance_without_terms_passes_with_a_note():
     # Validation rejects such a row (§1); the rule itself is vacuous, like the original scorer.
-    verdict = check_term_compliance("anything", make_row(constraints=["专名：原神→Genshin Impact"]))
+    verdict = check_term_compliance(make_row(constraints=["专名：原神→Genshin Impact"]), "anything")
     assert verdict.passed and verdict.detail["terms"] == [] and "note" in verdict.detail
 
 
@@ -413,7 +413,7 @@ SOCIAL_FAILS = [
 
 @pytest.mark.parametrize("name, constraints, prediction", SOCIAL_PASSES, ids=[case[0] for case in SOCIAL_PASSES])
 def test_social_preserve_passes(name, constraints, prediction):
-    verdict = check_social_preserve(prediction, make_row(constraints=constraints))
+    verdict = check_social_preserve(make_row(constraints=constraints), prediction)
     assert verdict.passed, verdict.detail
     assert_serialisable(verdict.detail)
 
@@ -421,7 +421,7 @@ def test_social_preserve_passes(name, constraints, prediction):
 @pytest.mark.parametrize("name, constraints, prediction, missing", SOCIAL_FAILS,
                          ids=[case[0] for case in SOCIAL_FAILS])
 def test_social_preserve_fails(name, constraints, prediction, missing):
-    verdict = check_social_preserve(prediction, make_row(constraints=constraints))
+    verdict = check_social_preserve(make_row(constraints=constraints), prediction)
     assert not verdict.passed
     assert verdict.detail["missing"] == missing
     assert_serialisable(verdict.detail)
@@ -477,7 +477,7 @@ LAYOUT_FAILS = [
 @pytest.mark.parametrize("name, constraints, source, prediction", LAYOUT_PASSES,
                          ids=[case[0] for case in LAYOUT_PASSES])
 def test_layout_break_passes(name, constraints, source, prediction):
-    verdict = check_layout_break(prediction, make_row(source, constraints=constraints))
+    verdict = check_layout_break(make_row(source, constraints=constraints), prediction)
     assert verdict.passed, verdict.detail
     assert verdict.detail["failed"] == []
     assert_serialisable(verdict.detail)
@@ -486,7 +486,7 @@ def test_layout_break_passes(name, constraints, source, prediction):
 @pytest.mark.parametrize("name, constraints, source, prediction, failed, expected", LAYOUT_FAILS,
                          ids=[case[0] for case in LAYOUT_FAILS])
 def test_layout_break_fails(name, constraints, source, prediction, failed, expected):
-    verdict = check_layout_break(prediction, make_row(source, constraints=constraints))
+    verdict = check_layout_break(make_row(source, constraints=constraints), prediction)
     assert not verdict.passed
     assert verdict.detail["failed"] == failed
     for key, value in expected.items():
@@ -502,7 +502,7 @@ def test_original_rules_cover_every_hard_id():
 
 def test_every_id_has_a_rule_or_a_rubric_and_every_line_keyword_finds_it():
     for cid, constraint in CONSTRAINTS.items():
-        assert (constraint.rule is not None) == (constraint.kind == "hard"), cid
+        assert bool(constraint.rules) == (constraint.kind == "hard"), cid
         assert (constraint.rubric is not None) == (constraint.kind == "soft"), cid
 
 
@@ -537,7 +537,7 @@ HTML_TAG_COUNTS = [
                          ids=[case[0] for case in HTML_TAG_COUNTS])
 def test_html_tag_lists_of_different_lengths_name_the_first_difference(name, source, prediction, difference,
                                                                         missing, extra):
-    verdict = check_format_preserve(prediction, make_row(source, source_lang="en"))
+    verdict = check_format_preserve(make_row(source, source_lang="en"), prediction)
     html = verdict.detail["html"]
     assert verdict.passed is False and html["passed"] is False
     assert html["first_difference"] == difference
@@ -546,7 +546,7 @@ def test_html_tag_lists_of_different_lengths_name_the_first_difference(name, sou
 
 
 def test_equal_tag_lists_have_no_difference_entry():
-    verdict = check_format_preserve('<a href="y">Hi</a>', make_row('<a href="x">你好</a>'))
+    verdict = check_format_preserve(make_row('<a href="x">你好</a>'), '<a href="y">Hi</a>')
     assert verdict.passed is True
     assert verdict.detail["html"] == {"passed": True, "source_tags": 2, "prediction_tags": 2,
                                       "cjk_chars": 0, "cjk_share": 0.0}
@@ -570,7 +570,7 @@ CHINESE_RESIDUE = [
 @pytest.mark.parametrize("name, source, prediction, source_lang, target_lang, passed, cjk", CHINESE_RESIDUE,
                          ids=[case[0] for case in CHINESE_RESIDUE])
 def test_the_untranslated_chinese_check(name, source, prediction, source_lang, target_lang, passed, cjk):
-    verdict = check_format_preserve(prediction, make_row(source, source_lang=source_lang, target_lang=target_lang))
+    verdict = check_format_preserve(make_row(source, source_lang=source_lang, target_lang=target_lang), prediction)
     html = verdict.detail["html"]
     assert verdict.passed is passed and html["passed"] is passed
     if cjk is None:
@@ -594,7 +594,7 @@ def test_a_social_line_without_a_colon_lists_no_element():
     assert social_elements(make_row(constraints=["保留社交元素"])) == []
     assert social_elements(make_row(constraints=["保留社交元素", "社交元素：#a#"])) == ["#a#"]
     assert social_elements(make_row(constraints=["社交元素：#a#", "保留社交元素"])) == ["#a#"]
-    verdict = check_social_preserve("anything", make_row(constraints=["保留社交元素"]))
+    verdict = check_social_preserve(make_row(constraints=["保留社交元素"]), "anything")
     assert verdict.passed is True and verdict.detail["note"] == "no social element in the constraint lines"
 
 
@@ -604,32 +604,32 @@ def test_a_social_line_splits_at_the_ascii_colon_first():
 
 def test_long_detail_lists_are_cut_to_ten_with_the_count_beside():
     source = json.dumps({f"k{index:02d}": "值" for index in range(12)}, ensure_ascii=False)
-    part = check_format_preserve("{}", make_row(source)).detail["json"]
+    part = check_format_preserve(make_row(source), "{}").detail["json"]
     assert part["missing_paths"] == [f"k{index:02d}" for index in range(10)] and part["n_missing"] == 12
     ten = json.dumps({f"k{index:02d}": "值" for index in range(10)}, ensure_ascii=False)
-    assert check_format_preserve("{}", make_row(ten)).detail["json"]["missing_paths"] == \
+    assert check_format_preserve(make_row(ten), "{}").detail["json"]["missing_paths"] == \
         [f"k{index:02d}" for index in range(10)]
     extra = json.dumps({f"x{index:02d}": 1 for index in range(11)})
-    part = check_format_preserve(extra, make_row('{"a": "值"}')).detail["json"]
+    part = check_format_preserve(make_row('{"a": "值"}'), extra).detail["json"]
     assert part["extra_paths"] == [f"x{index:02d}" for index in range(10)] and part["n_extra"] == 11
 
 
 def test_snippets_in_a_detail_are_cut_to_forty_characters():
     source = "<p>你好</p>"
     prediction = "<div" + "x" * 40 + ">Hi</div" + "y" * 40 + ">"   # tags of 45 and 46 characters
-    html = check_format_preserve(prediction, make_row(source, source_lang="en")).detail["html"]
+    html = check_format_preserve(make_row(source, source_lang="en"), prediction).detail["html"]
     assert html["first_difference"]["prediction"] == ("<div" + "x" * 40)[:39] + "…"
     assert html["extra_tags"] == [("<div" + "x" * 40)[:39] + "…", ("</div" + "y" * 40)[:39] + "…"]
     exactly = "<" + "b" * 38 + ">"                                      # 40 characters: kept whole
-    html = check_format_preserve(exactly, make_row(source, source_lang="en")).detail["html"]
+    html = check_format_preserve(make_row(source, source_lang="en"), exactly).detail["html"]
     assert html["first_difference"]["prediction"] == exactly
 
 
 def test_a_prediction_that_is_not_json_shows_its_first_twenty_characters():
     row = make_row('{"a": "值"}')
-    part = check_format_preserve("  " + "n" * 30, row).detail["json"]
+    part = check_format_preserve(row, "  " + "n" * 30).detail["json"]
     assert part["prediction_starts"] == "n" * 19 + "…"
-    assert check_format_preserve("n" * 20, row).detail["json"]["prediction_starts"] == "n" * 20
+    assert check_format_preserve(row, "n" * 20).detail["json"]["prediction_starts"] == "n" * 20
 
 
 @pytest.mark.parametrize("prediction, reason", [
@@ -638,30 +638,30 @@ def test_a_prediction_that_is_not_json_shows_its_first_twenty_characters():
     ('{"a": 1', "Expecting ',' delimiter at line 1 column 8"),
 ])
 def test_a_prediction_json_cannot_read_names_the_reason(prediction, reason):
-    verdict = check_format_preserve(prediction, make_row('{"a": "值"}'))
+    verdict = check_format_preserve(make_row('{"a": "值"}'), prediction)
     assert verdict.passed is False
     assert verdict.detail["json"]["error"] == f"prediction is not JSON: {reason}"
-    subtitle = check_syllable_order(prediction, make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0]))
+    subtitle = check_syllable_order(make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0]), prediction)
     assert subtitle.passed is False and subtitle.detail["error"] == f"prediction is not JSON: {reason}"
 
 
 @pytest.mark.parametrize("source", ["2024", '"引号"', "true", "null", " 3.5 "])
 def test_a_source_that_is_json_but_no_object_or_array_triggers_no_json_part(source):
-    verdict = check_format_preserve("translated", make_row(source))
+    verdict = check_format_preserve(make_row(source), "translated")
     assert verdict.passed is True and verdict.detail["parts"] == []
 
 
 def test_the_placeholder_detail_names_only_the_kinds_the_source_has():
-    verdict = check_format_preserve("你好 %s", make_row("Hello {name}, %s and %s"))
+    verdict = check_format_preserve(make_row("Hello {name}, %s and %s"), "你好 %s")
     assert verdict.passed is False
     assert verdict.detail["placeholders"] == {"passed": False, "source": {"name": ["{name}"], "printf": ["%s"]},
                                               "missing": ["{name}"]}
-    kept = check_format_preserve("你好 {name}", make_row("Hello {name}"))
+    kept = check_format_preserve(make_row("Hello {name}"), "你好 {name}")
     assert kept.detail["placeholders"] == {"passed": True, "source": {"name": ["{name}"]}}
 
 
 def test_one_subtitle_line_passes_with_its_own_note():
-    verdict = check_syllable_order('{"1": "你好"}', make_row('{"1": "你好"}', target_lang="zh", duration_s=[2.0]))
+    verdict = check_syllable_order(make_row('{"1": "你好"}', target_lang="zh", duration_s=[2.0]), '{"1": "你好"}')
     assert verdict.passed is True
     assert verdict.detail == {"counts": [2], "durations": [2.0], "note": "fewer than two lines"}
 
@@ -670,7 +670,7 @@ def test_the_concordance_is_rounded_to_four_places():
     # durations rise; the counts 1, 2, 4, 3 invert one pair of six: concordance 5/6
     prediction = json.dumps({"1": "一", "2": "一二", "3": "一二三四", "4": "一二三"}, ensure_ascii=False)
     row = make_row('{"1": "a", "2": "b", "3": "c", "4": "d"}', target_lang="zh", duration_s=[1.0, 2.0, 3.0, 4.0])
-    verdict = check_syllable_order(prediction, row)
+    verdict = check_syllable_order(row, prediction)
     assert verdict.passed is False
     assert verdict.detail == {"counts": [1, 2, 4, 3], "durations": [1.0, 2.0, 3.0, 4.0], "comparable": 6,
                               "inversions": 1, "concordance": 0.8333, "inverted_pairs": [[3, 4]]}
@@ -687,5 +687,5 @@ def test_the_constraint_table_cannot_be_changed_in_place():
 
 def test_a_subtitle_prediction_that_is_not_json_shows_its_first_twenty_characters():
     row = make_row('{"1": "是", "2": "不是"}', duration_s=[1.0, 2.0])
-    assert check_syllable_order("  " + "n" * 30, row).detail["prediction_starts"] == "n" * 19 + "…"
-    assert check_syllable_order("n" * 20, row).detail["prediction_starts"] == "n" * 20
+    assert check_syllable_order(row, "  " + "n" * 30).detail["prediction_starts"] == "n" * 19 + "…"
+    assert check_syllable_order(row, "n" * 20).detail["prediction_starts"] == "n" * 20

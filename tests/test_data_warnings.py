@@ -86,14 +86,14 @@ def test_a_valid_row_has_no_warning(tmp_path):
 # --- the original's verdicts on the warned rows ------------------------------------------------
 
 def test_term_compliance_without_a_term_passes_and_says_so():
-    verdict = check_term_compliance("anything at all", glossary_row())
+    verdict = check_term_compliance(glossary_row(), "anything at all")
     assert verdict.passed and verdict.detail == {"terms": [], "missing": [],
                                                  "note": "no glossary term in the constraint lines"}
 
 
 @pytest.mark.parametrize("line", ["保留以下社交元素，不得翻译或改动：", "保留原文中的社交元素", "保留以下社交元素: "])
 def test_social_preserve_without_elements_passes_and_says_so(line):
-    verdict = check_social_preserve("anything", social_row(line=line))
+    verdict = check_social_preserve(social_row(line=line), "anything")
     assert verdict.passed and verdict.detail["note"] == "no social element in the constraint lines"
 
 
@@ -110,7 +110,7 @@ SYLLABLE_MISMATCHES = [
 @pytest.mark.parametrize("durations, lines, prediction, passed, counts", SYLLABLE_MISMATCHES)
 def test_syllable_order_reads_the_first_len_duration_s_keys(durations, lines, prediction, passed, counts):
     row = subtitle_row(lines=lines, durations=durations, target_lang="en")
-    verdict = check_syllable_order(json.dumps(prediction), row)
+    verdict = check_syllable_order(row, json.dumps(prediction))
     assert verdict.passed is passed and verdict.detail["counts"] == counts
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
-from eval.constraints import CONSTRAINT_KINDS, check_hard
+from eval.constraints import CONSTRAINT_KINDS, RULE_TABLE
 from eval.failures import failures, failures_markdown
 from eval.insttrans.failures import failure_reason
 from eval.insttrans import INSTTRANS
@@ -60,7 +60,7 @@ PASSING = [
 @pytest.mark.parametrize("cid,fields,prediction,expected", FAILING,
                          ids=[f"{cid}-{index}" for index, (cid, *_rest) in enumerate(FAILING)])
 def test_a_failed_rule_gets_a_reason_read_off_its_detail(cid, fields, prediction, expected):
-    verdict = check_hard(cid, prediction, make_row(**fields))
+    verdict = RULE_TABLE.check(cid, make_row(**fields), prediction)
     assert not verdict.passed
     reason = failure_reason(cid, verdict.detail)
     assert expected in reason and "\n" not in reason and len(reason) <= 160
@@ -78,7 +78,7 @@ def _score(case_id: str, entries: list[tuple[str, bool | float, dict]], quality=
 
 @pytest.mark.parametrize("cid,fields,prediction", PASSING, ids=[cid for cid, *_ in PASSING])
 def test_a_passed_rule_is_not_listed(cid, fields, prediction):
-    verdict = check_hard(cid, prediction, make_row(**fields))
+    verdict = RULE_TABLE.check(cid, make_row(**fields), prediction)
     assert verdict.passed
     data = failures([_score("ok-1", [(cid, True, verdict.detail)])], bench=INSTTRANS)
     assert data["hard"][cid] == {"n": 1, "failed": 0, "cases": []}

@@ -172,7 +172,7 @@ def shown_signatures() -> list[tuple[str, str]]:
 
 
 def test_every_signature_a_page_shows_is_a_real_runs(bundled_run):
-    from eval.compare import parse_signature
+    from eval.provenance import parse_signature
 
     real = bundled_run["signature"]
     real_parts = parse_signature(real)
@@ -192,7 +192,7 @@ def test_every_signature_a_page_shows_is_a_real_runs(bundled_run):
 
 def test_the_judged_signature_keys_are_a_judged_runs(tmp_path):
     """The key list the previous test holds judged examples to is what a judged run writes."""
-    from eval.compare import parse_signature
+    from eval.provenance import parse_signature
     from judge_server import JudgeServer
 
     with JudgeServer() as judge:
@@ -225,12 +225,12 @@ def test_the_rates_the_pages_show_for_the_example_run_are_the_runs(bundled_run):
     shown_hard = f"{hard['value']:.4f} [{hard['ci95'][0]:.4f}, {hard['ci95'][1]:.4f}]"
     shown_strict = f"{strict['value']:.4f} [{strict['ci95'][0]:.4f}, {strict['ci95'][1]:.4f}]"
     compare_page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
-    assert f"| 1 | model-a | 308 | no | n/a | n/a | {shown_hard} | [1] |" in compare_page
+    assert f"| 1 | model-a | 318 | no | n/a | n/a | {shown_hard} | [1] |" in compare_page
     by_constraint = bundled_run["by_constraint"]
     for rate in ("format_preserve", "layout_break"):
         assert re.search(rf"\| {rate} \| {by_constraint[rate]['pass_rate']:.4f} \|", compare_page), rate
     strict_page = (ROOT / "docs" / "strict-rules.md").read_text(encoding="utf-8")
-    assert f"| hard_pass_rate (308 instances) | {shown_hard} | {shown_strict} |" in strict_page
+    assert f"| hard_pass_rate (318 instances) | {shown_hard} | {shown_strict} |" in strict_page
     api_page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert f"# {hard['value']:.6g} ({hard['ci95'][0]:.6g}, {hard['ci95'][1]:.6g})" in api_page
 
@@ -431,7 +431,7 @@ def test_ctrl_c_stops_the_demo_with_one_line_and_no_traceback(tmp_path):
 # --- consoles: missing counts, labelled intervals, the strict row, the skipped glossary Judge ----------
 
 @pytest.mark.parametrize("argv, unit, total, missing", [
-    (["--predictions", "data/example_predictions.jsonl"], "instances", 308, 10),
+    (["--predictions", "data/example_predictions.jsonl"], "instances", 318, 10),
     (["--benchmark", "sandglass", "--predictions", "data/sandglass/example_predictions.jsonl"], "items", 240, 5),
     (["--dataset", "data/ifmtbench", "--predictions", "data/ifmtbench/example_predictions.jsonl"], "rows", 222, 4),
 ])

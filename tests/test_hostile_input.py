@@ -17,6 +17,7 @@ from conftest import make_row, write_jsonl
 from eval.constraints import RULE_SETS
 from eval.outputs import jsonl_line
 from eval.predictions import is_missing
+from eval.rule_contract import ScoringContext
 from eval.insttrans.scoring import score_instance
 from scripts.bench_hostile import SHAPES, bundled_rows, clear_text_caches, sweep_cases
 
@@ -36,7 +37,7 @@ def _seconds(function) -> float:
 
 def _score_and_write(row: dict, prediction: str) -> list[dict]:
     """Both rule sets' score rows, each written as a scores.jsonl line and read back."""
-    lines = [jsonl_line(score_instance(row, prediction, None, rule_set)) for rule_set in RULE_SETS]
+    lines = [jsonl_line(score_instance(row, prediction, None, ScoringContext(rule_set=rule_set))) for rule_set in RULE_SETS]
     for line in lines:
         line.encode("utf-8")  # writable
     return [json.loads(line) for line in lines]

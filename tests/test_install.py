@@ -112,7 +112,7 @@ def test_installed_commands_work_from_any_directory(installed, tmp_path):
                   "--skip-judge", "--quiet")
     assert done.returncode == 0, done.stderr
     summary = json.loads((elsewhere / "run" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["data"]["known_as"] == "bundled" and summary["data"]["n_instances"] == 308
+    assert summary["data"]["known_as"] == "bundled" and summary["data"]["n_instances"] == 318
     assert "instTrans IFscore: **not comparable**" in (elsewhere / "run" / "report.md").read_text(encoding="utf-8")
     for command in (["insttrans-compare", "run", "run"], ["python", "-m", "eval.compare", "run", "run"],
                     ["insttrans-leaderboard", "run"], ["python", "-m", "eval.leaderboard", "run"],
@@ -158,7 +158,7 @@ def test_the_api_returns_the_run_as_objects(tmp_path):
     assert run.metric("hard_pass_rate") == on_disk["hard_pass_rate"]["value"]
     assert run.interval("hard_pass_rate") == tuple(on_disk["hard_pass_rate"]["ci95"])
     assert run.metric("if_score") is None and run.interval("quality") is None
-    assert len(run.rows) == 308 and run.rows[0]["case_id"]
+    assert len(run.rows) == 318 and run.rows[0]["case_id"]
     failed = run.failed("format_preserve")
     assert failed and all(not row["hard_pass"] for row in failed)
     assert load_run(tmp_path / "run") == run

@@ -136,7 +136,7 @@ def _degenerate(request: Recorded) -> Reply:
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("insttrans", ["the Judge answered quality = 0.5 to 298 of 298 quality verdicts"]),
+    ("insttrans", ["the Judge answered quality = 0.5 to 308 of 308 quality verdicts"]),
     ("sandglass", ["the Judge answered quality = 0.5 to 235 of 235 sandglass_quality verdicts"]),
     ("ifmtbench", ["the Judge answered style = 3 to 72 of 72 ifmt_rubric verdicts",
                    "the Judge gave one reply text to 72 of 72 ifmt_rubric prompts"]),

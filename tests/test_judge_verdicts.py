@@ -17,9 +17,9 @@ from eval.judge_client import (
     reply_text,
     request_body,
     retry_after_seconds,
-    uses_responses_endpoint,
 )
 from eval.insttrans.verdicts import soft_validator, validate_quality
+from eval.openai_api import uses_responses_endpoint
 from judge_server import text_reply
 
 
@@ -50,6 +50,31 @@ def test_request_shape_follows_the_model_name(model, path, expected):
     assert body == expected
     assert prompt in ("PROMPT", [{"role": "user", "content": "PROMPT"}])
     assert httpx.URL(endpoint_url(settings(model))).path == path
+
+
+def test_the_endpoint_kind_is_resolved_once_from_the_model_name(monkeypatch):
+    """The settings resolve the kind when made; the request, its URL, its recorded parameters, the
+    summary's judge block and a Batch line's kind read it, never the model name again (issue 37)."""
+    import dataclasses
+
+    from eval import openai_api
+    from eval.judge_client import JudgeStats, judge_block, recorded_params, request_params
+
+    calls = []
+    real = openai_api.endpoint_kind
+    monkeypatch.setattr(openai_api, "endpoint_kind", lambda model: calls.append(model) or real(model))
+    judge = settings("openai/gpt-5.6-sol", structured=True)
+    assert calls == ["openai/gpt-5.6-sol"] and judge.endpoint_kind == "responses"
+    request_body(judge, "PROMPT", {"type": "object"})
+    endpoint_url(judge)
+    recorded_params(judge)
+    request_params(judge)
+    block = judge_block(judge, JudgeStats(), {"quality": "q-1"})
+    assert block["endpoint_kind"] == "responses" and calls == ["openai/gpt-5.6-sol"]
+    chat = dataclasses.replace(judge, model="gpt-4o")  # another model: resolved anew, never carried over
+    assert chat.endpoint_kind == "chat_completions" and calls == ["openai/gpt-5.6-sol", "gpt-4o"]
+    assert httpx.URL(endpoint_url(chat)).path == "/v1/chat/completions"
+    assert "max_tokens" in json.loads(request_body(chat, "PROMPT")) and len(calls) == 2
 
 
 @pytest.mark.parametrize("base, url", [
@@ -170,3 +195,40 @@ def test_an_error_inside_a_200_is_a_provider_failure_not_a_verdict(kind):
 ])
 def test_retry_after_is_read_in_seconds(headers, seconds):
     assert retry_after_seconds(httpx.Headers(headers)) == seconds
+
+
+# --- VerdictForm: what a reply must be, one typed record (issue 37) ---------------------------------
+
+def test_a_verdict_form_carries_its_form_values_and_schema_and_validates_when_called():
+    from eval.ifmtbench.prompt import validate_glossary, validate_rubric
+    from eval.judge_client import VerdictForm, repair_message, verdict_form, verdict_schema
+
+    from eval.sandglass.prompt import validate_quality as sandglass_quality
+
+    for form in (validate_quality, soft_validator(["a", "b"]), validate_rubric, validate_glossary, sandglass_quality):
+        assert isinstance(form, VerdictForm) and verdict_form(form) is form
+        assert verdict_schema(form) == form.schema and form.schema["additionalProperties"] is False
+        assert not any(hasattr(form.validate, name) for name in ("form", "values", "schema"))
+    assert validate_quality('{"quality": 0.5}') == {"quality": 0.5}
+    assert soft_validator(["a"]).form == '{"scores": {"a": S}}'
+    message = repair_message(VerdictError("quality = 2 is not one of the numbers 0, 0.5, 1"), validate_glossary)
+    assert message == ("Your reply is not a valid verdict: quality = 2 is not one of the numbers 0, 0.5, 1. Reply again "
+                       'with exactly one JSON object of the form {"glossary": G}, where G is 1 when every term is '
+                       "applied and 0 otherwise, and nothing else.")
+    assert "0 to 5, or null" in repair_message(VerdictError("x"), validate_rubric)
+
+
+def test_a_bare_validator_reads_as_the_general_form_without_a_schema():
+    from eval.judge_client import VerdictForm, repair_message, verdict_form, verdict_schema
+
+    def bare(text: str) -> dict:
+        return {"ok": text}
+
+    form = verdict_form(bare)
+    assert form == VerdictForm(bare) and form("x") == {"ok": "x"} and verdict_schema(bare) is None
+    assert repair_message(VerdictError("why"), bare) == (  # no scale of its own: none restated (no shared default)
+        "Your reply is not a valid verdict: why. Reply again with exactly one JSON object of the form the JSON "
+        "object the instructions above ask for, and nothing else.")
+    custom = VerdictForm(bare, '{"x": X}', "X is a word", {"type": "object"})
+    assert verdict_schema(custom) == {"type": "object"} and "of the form {\"x\": X}, where X is a word," in \
+        repair_message(VerdictError("why"), custom)

@@ -39,7 +39,7 @@ RESIDUE_CASES = [
 
 @pytest.mark.parametrize("name, source, target, prediction, passed", RESIDUE_CASES, ids=[c[0] for c in RESIDUE_CASES])
 def test_untranslated_chinese_reads_the_text_outside_every_angle_span(name, source, target, prediction, passed):
-    verdict = check_format_preserve(prediction, html_row(source, target))
+    verdict = check_format_preserve(html_row(source, target), prediction)
     assert verdict.passed is passed, verdict.detail
     assert verdict.detail["html"]["passed"] is passed  # the tag lists agree: the CJK share decides
     if not passed:

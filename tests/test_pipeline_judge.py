@@ -172,7 +172,7 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
 SCORE_ROW_KEYS = {"case_id", "source_lang", "target_lang", "scenario", "domain", "constraint_ids", "status",
                   "constraints", "hard_pass", "soft_mean", "if_score", "quality", "quality_detail"}
 SUMMARY_KEYS = {"harness_version", "benchmark", "scorer_version", "formal", "non_formal_reasons", "data", "predictions", "rule_set", "judge",
-                "system", "subset", "signature", "if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict", "by_constraint", "by_scenario", "by_domain",
+                "system", "subset", "signature", "signature_fields", "if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict", "by_constraint", "by_scenario", "by_domain",
                 "by_language_pair", "by_target_lang", "by_constraint_count"}
 
 

@@ -368,11 +368,11 @@ def test_a_judged_run_on_a_faked_release_keeps_only_the_protocol_reasons(tmp_pat
 
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"releases": {"insttrans": {"sha256": file_sha256(DEFAULT_DATA),
-                                                              "n_instances": 308}}}), encoding="utf-8")
+                                                              "n_instances": 318}}}), encoding="utf-8")
     monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
     page = {"id": "test-page", "source": {"address": "https://example.org/t", "commit": "abc1234", "date": "2026-01-01"},
             "tables": [{"id": "t", "title": "test table", "n_systems": 1,
-                        "columns": [stated_column(rows={"count": 308, "of": 308}, scorer_version="unstated")],
+                        "columns": [stated_column(rows={"count": 318, "of": 318}, scorer_version="unstated")],
                         "rows": [{"system": "S", "cells": {"if_score": "0.9000"}}]}]}
     (tmp_path / "published").mkdir()
     (tmp_path / "published" / "test-page.json").write_text(json.dumps(page), encoding="utf-8")

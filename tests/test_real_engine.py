@@ -65,6 +65,6 @@ def test_calibration_step_prints_kappa_per_kind_of_the_real_judge():
     lines = [line for line in done.stdout.splitlines() if line.startswith("real engine calibration in ")]
     assert len(lines) == 1, done.stdout
     number, interval = r"-?\d\.\d{3}", r"(?: \[-?\d\.\d\d, -?\d\.\d\d\])?"
-    assert re.search(rf"sandglass \(42 items, 37 probes\): sandglass_quality n 42, exact {number}, "
+    assert re.search(rf"sandglass \(42 items, 42 probes\): sandglass_quality n 42, exact {number}, "
                      rf"κ {number}{interval}, weighted κ {number}{interval}; repairs \{{.*\}}, \d+ calls$",
                      lines[0]), lines[0]

@@ -15,7 +15,8 @@ import pytest
 
 from conftest import make_row as shared_make_row
 
-from eval.insttrans.scorer_versions import check_hard
+from eval.insttrans.rules import RULE_TABLE
+from eval.rule_contract import ScoringContext
 
 FORMAT, SYLLABLE, TERM, SOCIAL, LAYOUT = (
     "format_preserve", "syllable_order", "term_compliance", "social_preserve", "layout_break")
@@ -338,5 +339,5 @@ CASES = [
 
 @pytest.mark.parametrize("rule, fields, prediction, expected, reason", CASES)
 def test_hard_rule_verdict_follows_the_spec_clause(rule, fields, prediction, expected, reason):
-    verdict = check_hard(rule, prediction, make_row(rule, **fields), scorer_version="public-v1")  # §7 as written
+    verdict = RULE_TABLE.check(rule, make_row(rule, **fields), prediction, ScoringContext(scorer_version="public-v1"))  # §7 as written
     assert verdict.passed is expected, (reason, verdict.detail)

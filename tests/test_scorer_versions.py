@@ -16,14 +16,21 @@ import pytest
 from conftest import make_row
 
 from eval.errors import CompareError, ConfigError
-from eval.insttrans.rules import HARD_IDS, RULE_SETS, markdown_triggered_1005, visible_text_1005, without_code_elements
-from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, PUBLIC_V1, SCORER_VERSIONS, V2026_10_05, check_hard
+from eval.insttrans.rules import (HARD_IDS, RULE_SETS, RULE_TABLE, markdown_triggered_1005, visible_text_1005,
+                                  without_code_elements)
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, PUBLIC_V1, SCORER_VERSIONS, V2026_10_05
+from eval.rule_contract import ScoringContext
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "format_preserve"
 LAYOUT = "layout_break"
 TERM = "term_compliance"
 SYLLABLE = "syllable_order"
+
+
+def check_hard(cid: str, prediction: str, row: dict, scorer_version: str | None = None):
+    """One rule of the original set at a scorer version (None: the newest), read off the one table."""
+    return RULE_TABLE.check(cid, row, prediction, ScoringContext(scorer_version=scorer_version))
 
 
 def row_for(cid: str, **fields) -> dict:
@@ -128,7 +135,7 @@ def test_the_new_syllable_failure_names_the_line():
 def test_every_version_has_a_rule_for_every_hard_id_and_the_default_is_the_newest():
     assert list(SCORER_VERSIONS) == [V2026_10_05, PUBLIC_V1] and DEFAULT_SCORER_VERSION == V2026_10_05
     for table in SCORER_VERSIONS.values():
-        assert set(table.rules) == set(HARD_IDS) == set(table.explanations)
+        assert set(table.rules) == set(HARD_IDS)
     assert RULE_SETS["original"] == SCORER_VERSIONS[DEFAULT_SCORER_VERSION].rules
     assert SCORER_VERSIONS[PUBLIC_V1].published < SCORER_VERSIONS[V2026_10_05].published
 
@@ -251,7 +258,7 @@ def check_hard_constraints(row, prediction):
     results = {{}}
     for cid in row["constraint_ids"]:
         if cid in TABLE.rules:
-            valid = TABLE.rules[cid](prediction, row).passed
+            valid = TABLE.rules[cid](row, prediction).passed
             if {plant} and cid == "format_preserve" and "$" in prediction:
                 valid = not valid
             results[cid] = {{"is_valid": valid}}
@@ -506,7 +513,7 @@ def test_the_release_version_decides_whether_a_boolean_is_a_soft_score(tmp_path,
 
 @pytest.mark.parametrize("text, lang, count", [
     ("the 21st century", "en", 7), ("3rd place", "en", 2), ("don’t", "en", 1), ("don't", "en", 1),
-    ("HOLA", "es", 2), ("hola", "es", 2), ("3.5.6", "en", 3), ("IT IS OK", "en", 5),
+    ("HOLA", "es", 2), ("hola", "es", 2), ("3.5.6", "en", 3), ("IT IS OK", "en", 4),
 ])
 def test_the_counts_docs_syllables_quotes_for_the_new_counter_changes(text, lang, count):
     from eval.syllable import count_syllables
@@ -556,3 +563,76 @@ def test_public_v1_under_the_release_protocol_reports_its_own_denominator_beside
                                  str(release_folder(tmp_path / "b", V1005_MARKERS)))),
                         ("harness", ("--scorer-version", PUBLIC_V1))):
         assert not any("pass_rate_public_v1" in entry for entry in summary_of(name, *extra)["by_constraint"].values())
+
+
+# A 2026-10-05-shaped counter: like the new original, it reads a word list that sits beside it
+# (found through its own __file__), and counts a line written in capitals by that list. Synthetic:
+# one unit per character, minus one per listed word, so that the list visibly moves the count.
+V1005_SYLLABLE_PY = '''from pathlib import Path
+
+_WORDS = None
+
+
+def _words():
+    global _WORDS
+    if _WORDS is None:
+        path = Path(__file__).with_name("en_common_words.txt")
+        _WORDS = frozenset(w for w in path.read_text(encoding="utf-8").split() if not w.startswith("#"))
+    return _WORDS
+
+
+def cal_syllable_count(text, lang="en"):
+    text = text.strip()
+    listed = sum(word.lower() in _words() for word in text.split())
+    return max(0, len(text) - listed)
+'''
+
+
+def v1005_count(text: str, words: frozenset[str]) -> int:
+    text = text.strip()
+    return max(0, len(text) - sum(word.lower() in words for word in text.split()))
+
+
+def test_a_trusted_2026_10_05_release_counts_with_its_own_module_and_the_word_list_beside_it(tmp_path, capsys):
+    """--trust-release-code runs whichever version the folder ships: the counts in scores.jsonl are
+    that module's, including what it reads from its own folder (the new original's word list)."""
+    root = release_folder(tmp_path, V1005_MARKERS)
+    (root / "eval" / "syllable.py").write_text(V1005_SYLLABLE_PY, encoding="utf-8")
+    words = frozenset("the a to and of in is it you i".split())
+    (root / "eval" / "en_common_words.txt").write_text("# synthetic list\n" + "\n".join(sorted(words)) + "\n",
+                                                        encoding="utf-8")
+    out = tmp_path / "out"
+    import evaluate
+
+    rows = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").split("\n") if line]
+    chosen = [row for row in rows if "syllable_order" in row["constraint_ids"]][:6]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in chosen), encoding="utf-8")
+    wanted = {row["case_id"] for row in chosen}
+    chosen_predictions = tmp_path / "predictions.jsonl"
+    chosen_predictions.write_text("".join(line + "\n" for line in (ROOT / "data" / "example_predictions.jsonl")
+                                          .read_text(encoding="utf-8").split("\n")
+                                          if line and json.loads(line)["case_id"] in wanted), encoding="utf-8")
+    status = evaluate.main(["--data", str(data), "--predictions", str(chosen_predictions),
+                            "--output-dir", str(out), "--skip-judge", "--quiet", "--protocol", "release",
+                            "--release-dir", str(root), "--trust-release-code"])
+    assert status == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["scorer_version"] == V2026_10_05 and summary["protocol"]["syllable_counter"] == "release"
+    predictions = {json.loads(line)["case_id"]: json.loads(line)["prediction"]
+                   for line in (ROOT / "data" / "example_predictions.jsonl").read_text(encoding="utf-8").split("\n")
+                   if line}
+    checked = moved = 0
+    for line in (out / "scores.jsonl").read_text(encoding="utf-8").split("\n"):
+        if not line:
+            continue
+        row = json.loads(line)
+        entry = next((c for c in row.get("constraints", []) if c["id"] == "syllable_order"), None)
+        if entry is None or "counts" not in entry.get("detail", {}):
+            continue
+        lines = json.loads(predictions[row["case_id"]])
+        expected = [v1005_count(lines.get(str(i), "") or "", words) for i in range(1, len(entry["detail"]["counts"]) + 1)]
+        assert entry["detail"]["counts"] == expected
+        moved += expected != [v1005_count(lines.get(str(i), "") or "", frozenset()) for i in range(1, len(expected) + 1)]
+        checked += 1
+    assert checked >= 3 and moved >= 1  # the word list beside the module was read and changed counts

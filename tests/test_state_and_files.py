@@ -248,18 +248,53 @@ def test_writing_creates_missing_directories_and_reuses_existing_ones(tmp_path):
     assert (tmp_path / "a" / "b" / "c.txt").read_text() == "one" and (tmp_path / "a" / "b" / "d.txt").read_text() == "two"
 
 
-def test_under_the_scripts_edge_a_signal_after_the_results_are_in_place_is_ignored(tmp_path, monkeypatch):
+def test_under_the_scripts_edge_a_signal_after_the_results_are_in_place_is_ignored(tmp_path):
     previous = {signum: signal.getsignal(signum) for signum in outputs.STOP_SIGNALS}
     write_results(tmp_path / "library", {name: "x\n" for name in RESULT_FILES})  # a library caller: handlers kept
     assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
-    monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", True)
     try:
-        write_results(tmp_path, {name: "x\n" for name in RESULT_FILES})
+        placed = write_results(tmp_path, {name: "x\n" for name in RESULT_FILES}, settle=True)
         assert all(signal.getsignal(signum) is signal.SIG_IGN for signum in outputs.STOP_SIGNALS)
         os.kill(os.getpid(), signal.SIGTERM)  # nothing happens: the run is done
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    monkeypatch.setattr(outputs, "SETTLE_AFTER_RESULTS", False)
+    assert placed == [tmp_path / name for name in RESULT_FILES]
     write_results(tmp_path / "again", {name: "x\n" for name in RESULT_FILES})
     assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
+    assert not hasattr(outputs, "SETTLE_AFTER_RESULTS")  # no module flag: the caller says it
+
+
+def test_evaluate_py_as_its_own_process_ignores_a_signal_once_its_results_are_in_place(tmp_path, monkeypatch):
+    """main(None) (the script's own process: its flags from sys.argv) runs the real pipeline with
+    `settle`: the stop signals are ignored once the files are placed; in-process, they are not."""
+    import evaluate
+
+    previous = {signum: signal.getsignal(signum) for signum in outputs.STOP_SIGNALS}
+    argv = ["--predictions", str(ROOT / "data" / "example_predictions.jsonl"), "--skip-judge", "--quiet",
+            "--limit", "3"]
+    try:
+        assert evaluate.main([*argv, "--output-dir", str(tmp_path / "in-process")]) == 0
+        assert all(signal.getsignal(signum) == previous[signum] for signum in outputs.STOP_SIGNALS)
+        monkeypatch.setattr(sys, "argv", ["evaluate.py", *argv, "--output-dir", str(tmp_path / "own")])
+        assert evaluate.main(None) == 0 and (tmp_path / "own" / "summary.json").is_file()
+        assert all(signal.getsignal(signum) is signal.SIG_IGN for signum in outputs.STOP_SIGNALS)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def test_only_the_scripts_own_process_settles(tmp_path, monkeypatch):
+    """evaluate.py's main asks for `settle` only as its own process (argv None), never in-process."""
+    import types
+
+    import evaluate
+    from eval.config import RunResult
+
+    asked = []
+    monkeypatch.setattr(evaluate, "run_evaluation",
+                        lambda config, settle=False: asked.append(settle) or RunResult(7, config.output_dir))
+    monkeypatch.setattr(evaluate, "run_config_from_args", lambda argv: types.SimpleNamespace(output_dir=tmp_path))
+    monkeypatch.setattr(evaluate, "evaluate_parser", lambda: types.SimpleNamespace(parse_args=lambda argv: argv))
+    assert evaluate.main(["--in-process"]) == 7 and evaluate.main(None) == 7
+    assert asked == [False, True]

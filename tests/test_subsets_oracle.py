@@ -61,7 +61,7 @@ def test_only_scores_the_listed_rows_and_records_their_identity_everywhere(tmp_p
                                  "protocol": None}
     assert f"|subset:only:3:{expected[:12]}|" in summary["signature"]
     assert summary["formal"] is False
-    assert f"subset (only, --only {listing}): 3 of 308 instances scored, list sha256 {expected[:12]}" \
+    assert f"subset (only, --only {listing}): 3 of 318 instances scored, list sha256 {expected[:12]}" \
         in summary["non_formal_reasons"]
     for report in ("report.md", "report.html"):
         assert expected[:16] in (out / report).read_text(encoding="utf-8")
@@ -86,12 +86,12 @@ def test_limit_and_case_ids_are_recorded_as_subsets_with_their_old_reasons(tmp_p
     summary = summary_of(out)
     assert summary["subset"]["kind"] == "limit" and summary["subset"]["count"] == 5
     assert summary["subset"]["sha256"] == subsets.ids_sha256(ids[:5])
-    assert summary["non_formal_reasons"][0] == "--limit 5: 5 of 308 instances scored"
+    assert summary["non_formal_reasons"][0] == "--limit 5: 5 of 318 instances scored"
     listing = tmp_path / "c.txt"
     listing.write_text(ids[9] + "\n", encoding="utf-8")
     _, out = run(tmp_path, *IT_PREDICTIONS, "--case-ids", str(listing), name="c")
     assert summary_of(out)["subset"]["kind"] == "only" and summary_of(out)["subset"]["source"].startswith("--case-ids")
-    _, out = run(tmp_path, *IT_PREDICTIONS, "--limit", "308", name="all")
+    _, out = run(tmp_path, *IT_PREDICTIONS, "--limit", "318", name="all")
     assert summary_of(out)["subset"] is None and "subset:" not in summary_of(out)["signature"]
 
 
@@ -291,7 +291,7 @@ def test_excluding_an_empty_list_is_the_full_run_and_an_empty_only_is_refused(tm
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
     status, out = run(tmp_path, *IT_PREDICTIONS, "--exclude", str(empty))
-    assert status == 0 and summary_of(out)["subset"] is None and summary_of(out)["data"]["n_instances"] == 308
+    assert status == 0 and summary_of(out)["subset"] is None and summary_of(out)["data"]["n_instances"] == 318
     assert run(tmp_path, *IT_PREDICTIONS, "--only", str(empty), name="only")[0] == 2
     assert f"--only {empty}: the file lists no case_id" in capsys.readouterr().err
 

@@ -55,7 +55,7 @@ def test_the_term_rule_keeps_its_verdicts_and_its_order():
     line = "术语对照：" + "、".join(f"源{i}→{term}" for i, term in enumerate(terms)) + "、重复→term5"
     row = {"constraints": [line], "constraint_ids": ["term_compliance"]}
     prediction = " ".join(terms[::2]) + " term1x 终端的 Bilibili Wallet."
-    verdict = check_term_compliance(prediction, row)
+    verdict = check_term_compliance(row, prediction)
     assert verdict.detail["terms"] == terms  # in order, the repeat dropped
     assert verdict.detail["missing"] == [term for term in terms if not term_occurs(term, prediction)]
     assert "term1" in verdict.detail["missing"] and "终端" not in verdict.detail["missing"]
@@ -76,7 +76,7 @@ def test_each_scorer_versions_term_rule_is_its_per_term_test(seed, check, occurs
                                    for _ in range(rng.randint(1, SMALL * 2))))
         line = "术语对照：" + "、".join(f"源{i}→{term}" for i, term in enumerate(terms))
         row = {"constraints": [line], "constraint_ids": ["term_compliance"]}
-        verdict = check(prediction, row)
+        verdict = check(row, prediction)
         assert verdict.detail["missing"] == [term for term in verdict.detail["terms"]
                                              if not occurs(term, prediction)], (prediction, terms)
 
@@ -85,7 +85,7 @@ def test_the_social_rule_keeps_its_verdicts_and_its_order():
     elements = [f"@user{i}" for i in range(80)] + ["#话题#", "[笑]"]
     row = {"constraints": ["保留社交元素：" + "、".join(elements + elements[:3])], "constraint_ids": ["social_preserve"]}
     prediction = " ".join(elements[1::3]) + " #话题#"
-    verdict = check_social_preserve(prediction, row)
+    verdict = check_social_preserve(row, prediction)
     assert verdict.detail["elements"] == elements
     assert verdict.detail["missing"] == [element for element in elements if element not in prediction]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from eval.judge_client import VerdictError, VerdictForm, parse_verdict_object
 from eval.untrusted import delimited_block, delimiter_tag
 
 RUBRIC, GLOSSARY = "ifmt_rubric", "ifmt_glossary"
@@ -92,18 +93,14 @@ def render_glossary_prompt(row: dict, response: str) -> str:
 
 def _integer_value(value: object, allowed: tuple[int, ...], name: str) -> int:
     """A JSON number equal to one of `allowed` (a boolean, a string or 4.5 is not)."""
-    from eval.judge_client import VerdictError
-
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in allowed:
         shown = ", ".join(str(number) for number in allowed)
         raise VerdictError(f"{name} = {json.dumps(value)} is not one of the integers {shown}")
     return int(value)
 
 
-def validate_rubric(text: str) -> dict:
+def _validate_rubric(text: str) -> dict:
     """`{"scores": {"style": S, "background": S}}`, each S an integer 0–5 or null; nothing else."""
-    from eval.judge_client import VerdictError, parse_verdict_object
-
     obj = parse_verdict_object(text)
     if set(obj) != {"scores"}:
         raise VerdictError(f'the object must hold only "scores", it holds {sorted(obj)}; answer '
@@ -121,27 +118,26 @@ def _object_schema(properties: dict) -> dict:
 
 
 # What the Judge client's repair turn restates (`form`, `values`) and what --judge-structured asks an
-# engine to enforce (`schema`), as the Judge client reads them off a validator (SPEC §10).
-validate_rubric.form = '{"scores": {"style": S, "background": S}}'
-validate_rubric.values = "each S is an integer from 0 to 5, or null when the instruction does not ask for it"
-# An integer 0-5 or null as `anyOf`: llama.cpp's servers (llama-server and llama-cpp-python), vLLM and
-# OpenAI all enforce it, where a type list beside an enum (`{"type": ["integer", "null"], "enum": [...]}`)
-# was not enforced by llama-cpp-python (docs/judge.md#verdicts-are-strict).
-validate_rubric.schema = _object_schema({"scores": _object_schema(
-    {name: {"anyOf": [{"type": "integer", "enum": list(RUBRIC_VALUES)}, {"type": "null"}]}
-     for name in RUBRIC_DIMENSIONS})})
+# engine to enforce (`schema`) (SPEC §10). An integer 0-5 or null as `anyOf`: llama.cpp's servers
+# (llama-server and llama-cpp-python), vLLM and OpenAI all enforce it, where a type list beside an
+# enum (`{"type": ["integer", "null"], "enum": [...]}`) was not enforced by llama-cpp-python
+# (docs/judge.md#verdicts-are-strict).
+validate_rubric = VerdictForm(
+    _validate_rubric, '{"scores": {"style": S, "background": S}}',
+    "each S is an integer from 0 to 5, or null when the instruction does not ask for it",
+    _object_schema({"scores": _object_schema(
+        {name: {"anyOf": [{"type": "integer", "enum": list(RUBRIC_VALUES)}, {"type": "null"}]}
+         for name in RUBRIC_DIMENSIONS})}))
 
 
-def validate_glossary(text: str) -> dict:
+def _validate_glossary(text: str) -> dict:
     """`{"glossary": G}` with G the number 0 or 1; nothing else."""
-    from eval.judge_client import VerdictError, parse_verdict_object
-
     obj = parse_verdict_object(text)
     if set(obj) != {"glossary"}:
         raise VerdictError(f'the object must hold only "glossary", it holds {sorted(obj)}; answer {{"glossary": G}}')
     return {"glossary": _integer_value(obj["glossary"], (0, 1), "glossary")}
 
 
-validate_glossary.form = '{"glossary": G}'
-validate_glossary.values = "G is 1 when every term is applied and 0 otherwise"
-validate_glossary.schema = _object_schema({"glossary": {"type": "integer", "enum": [0, 1]}})
+validate_glossary = VerdictForm(_validate_glossary, '{"glossary": G}',
+                                "G is 1 when every term is applied and 0 otherwise",
+                                _object_schema({"glossary": {"type": "integer", "enum": [0, 1]}}))

@@ -25,7 +25,7 @@ from eval import release_source as rs
 from eval.benchmark import PromptSet
 from eval.ifmtbench.labels import ID_KINDS, SOFT
 from eval.ifmtbench.prompt import GLOSSARY, JUDGE_PARAMS, RUBRIC
-from eval.ifmtbench.rules import RULES
+from eval.ifmtbench.rules import forget_glossary_verdicts, glossary_verdict
 from eval.predictions import is_missing
 from eval.release_protocol import ReleaseProtocol, loads_reply
 
@@ -97,6 +97,7 @@ def judge_requests(templates: Templates, rows: list[dict], predictions: dict) ->
     from eval.judge_client import JudgeRequest
 
     requests = []
+    forget_glossary_verdicts()
     for row in rows:
         response = predictions.get(row["case_id"])
         if is_missing(response):
@@ -105,7 +106,7 @@ def judge_requests(templates: Templates, rows: list[dict], predictions: dict) ->
         if dimensions:
             requests.append(JudgeRequest(row["case_id"], RUBRIC, fill(templates.rubric, row, response),
                                          rubric_validator(dimensions)))
-        if "glossary" in row["constraint_ids"] and not RULES["glossary"](row, response).passed:
+        if "glossary" in row["constraint_ids"] and not glossary_verdict(row, response, remember=True).passed:
             requests.append(JudgeRequest(row["case_id"], GLOSSARY, fill(templates.glossary, row, response),
                                          validate_glossary))
     return requests

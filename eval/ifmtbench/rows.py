@@ -117,7 +117,10 @@ def validate_ifmt_row(row: object, where: str) -> list[str]:
         fail(f"meta_data.source_chunks must be a list, got {type(meta['source_chunks']).__name__}",
              "list the source's chunks (only their number is used)")
     assets = meta.get("extracted_assets")
-    if ids & {"inline_code", "code_tag"} and assets is not None:
+    if ids & {"inline_code", "code_tag"} and "extracted_assets" in meta:
+        if assets is None:  # the original iterates it and crashes
+            fail("meta_data.extracted_assets is null",
+                 "write the assets as a list of strings ([] when there is none), or leave the key out")
         if not isinstance(assets, list):
             fail(f"meta_data.extracted_assets must be a list of strings, got {type(assets).__name__}")
         for asset in assets:

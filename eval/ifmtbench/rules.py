@@ -6,8 +6,11 @@ null passes; HTML is compared by tag names only; a Markdown table with no data r
 row-counted. Every rule is near-linear in the response's length (no backtracking pattern, no
 recursion over the response's nesting), since model output is hostile input.
 
-Each rule takes the validated row and the response and returns a RuleVerdict whose `detail`
-says which term, chunk count, key path, tag or asset decided it (a `reason` line for reports).
+Each rule follows the rule contract (eval/rule_contract.py): it takes the validated row, the
+response and the scoring context and returns a Verdict whose one-line reason says why it failed and
+whose `detail` says which term, chunk count, key path, tag or asset decided it (a failing detail
+keeps the reason under "reason" too, as scores.jsonl has always carried it). `RULE_TABLE` holds one
+spec per label id, soft ones included.
 """
 
 from __future__ import annotations
@@ -18,15 +21,21 @@ import json
 import re
 from html.parser import HTMLParser
 
-from eval.ifmtbench.labels import DATA_FORMATS
+from eval.ifmtbench.labels import DATA_FORMATS, ID_KINDS
 from eval.substrings import occurring
-from eval.types import RuleVerdict
+from eval.rule_contract import (DEFAULT_CONTEXT, HARD, ORIGINAL, ConstraintSpec, RuleTable, ScoringContext,
+                                 Verdict)
 
 SHOWN = 5  # terms, assets or paths named in a detail
 
 
 def _cut(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _verdict(passed: bool, detail: dict) -> Verdict:
+    """A verdict whose reason is the one its failing detail states."""
+    return Verdict(passed, "" if passed else detail["reason"], detail)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -54,15 +63,15 @@ def _string_candidates(targets) -> list[str]:
             if isinstance(candidate, str) and candidate]
 
 
-def check_glossary(row: dict, response: str) -> RuleVerdict:
+def check_glossary(row: dict, response: str, context: ScoringContext = DEFAULT_CONTEXT) -> Verdict:
     """Every term needs a non-empty candidate that is a case-sensitive substring of the response;
     a term with more than one candidate (and a non-empty reference) needs a hit that is also in
     the reference. Substring matching: a nested term (one inside another) passes with it."""
     terms = parse_term_dict(row.get("term_dict", ""))
     if terms is None:
-        return RuleVerdict(False, {"reason": "term_dict is empty or not an object", "terms": 0})
+        return _verdict(False, {"reason": "term_dict is empty or not an object", "terms": 0})
     if not response:
-        return RuleVerdict(False, {"reason": "the response is empty", "terms": len(terms)})
+        return _verdict(False, {"reason": "the response is empty", "terms": len(terms)})
     reference = row["output"]
     unmatched, wrong = [], []
     # `candidate in response` and `hit in reference` for every candidate, each text read once
@@ -95,8 +104,33 @@ def check_glossary(row: dict, response: str) -> RuleVerdict:
             parts.append(f"{len(wrong)} term(s) with a candidate the reference does not use: "
                          + ", ".join(_cut(t, 30) for t in wrong[:SHOWN]))
         detail["reason"] = "; ".join(parts)
-        return RuleVerdict(False, detail)
-    return RuleVerdict(True, detail)
+        return _verdict(False, detail)
+    return _verdict(True, detail)
+
+
+# The glossary rule runs once per row and run (issue 37): a judged run must know before the Judge
+# stage which rows' rule fails (their fallback is asked), and scoring needs the same verdict. The
+# request builder remembers its verdicts here, scoring takes each back once. An entry is the row
+# object itself, so it can only be taken back for that row and response; a miss (an estimate that
+# never scores, another run's call in between) only runs the rule again. One run's rows at most:
+# the builder forgets the previous run's entries first.
+_REMEMBERED: dict[int, tuple[dict, str, Verdict]] = {}
+
+
+def forget_glossary_verdicts() -> None:
+    _REMEMBERED.clear()
+
+
+def glossary_verdict(row: dict, response: str, remember: bool = False) -> Verdict:
+    """check_glossary(row, response), taken back when the request builder already ran it; with
+    `remember`, kept for the one call that takes it back."""
+    entry = _REMEMBERED.pop(id(row), None)
+    if entry is not None and entry[0] is row and entry[1] == response:
+        return entry[2]
+    verdict = check_glossary(row, response)
+    if remember:
+        _REMEMBERED[id(row)] = (row, response, verdict)
+    return verdict
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,7 +142,7 @@ def chunk_count(text: str, delimiter: str) -> int:
     return text.count(delimiter) + 1
 
 
-def check_layout(row: dict, response: str) -> RuleVerdict:
+def check_layout(row: dict, response: str, context: ScoringContext = DEFAULT_CONTEXT) -> Verdict:
     """The source, the response and meta_data.source_chunks split into the same number of chunks
     on the primary delimiter (an empty delimiter or source fails)."""
     meta = row.get("meta_data") or {}
@@ -116,18 +150,18 @@ def check_layout(row: dict, response: str) -> RuleVerdict:
     expected = len(meta.get("source_chunks") or [])
     origin = row["origin_text"]
     if not delimiter:
-        return RuleVerdict(False, {"reason": "primary_delimiter is empty"})
+        return _verdict(False, {"reason": "primary_delimiter is empty"})
     if not origin:
-        return RuleVerdict(False, {"reason": "origin_text is empty"})
+        return _verdict(False, {"reason": "origin_text is empty"})
     if not response:
-        return RuleVerdict(False, {"reason": "the response is empty"})
+        return _verdict(False, {"reason": "the response is empty"})
     source, output = chunk_count(origin, delimiter), chunk_count(response, delimiter)
     detail = {"delimiter": delimiter, "source": source, "response": output, "source_chunks": expected}
     if source == output == expected:
-        return RuleVerdict(True, detail)
+        return _verdict(True, detail)
     detail["reason"] = (f"{output} chunk(s) on {delimiter!r} in the response, {source} in the source, "
                         f"{expected} source_chunks")
-    return RuleVerdict(False, detail)
+    return _verdict(False, detail)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,33 +301,33 @@ def _check_markdown(origin: str, response: str) -> tuple[bool, str]:
 STRUCTURE_CHECKS = {"json": _check_json, "html": _check_html, "csv": _check_csv, "markdown": _check_markdown}
 
 
-def check_structured(row: dict, response: str) -> RuleVerdict:
+def check_structured(row: dict, response: str, context: ScoringContext = DEFAULT_CONTEXT) -> Verdict:
     """The response keeps the structure of origin_text in the row's data_format (SPEC §14); an
     unknown data_format fails (and is a data warning)."""
     data_format = data_format_of(row)
     kind = DATA_FORMATS.get(data_format) if isinstance(data_format, str) else None
     if kind is None:
-        return RuleVerdict(False, {"data_format": data_format, "reason": f"unknown data_format {data_format!r}"})
+        return _verdict(False, {"data_format": data_format, "reason": f"unknown data_format {data_format!r}"})
     if not row["origin_text"] or not response:
-        return RuleVerdict(False, {"data_format": data_format,
+        return _verdict(False, {"data_format": data_format,
                                    "reason": "origin_text is empty" if not row["origin_text"] else "the response is empty"})
     passed, why = STRUCTURE_CHECKS[kind](row["origin_text"], response)
     detail = {"data_format": data_format}
     if why:
         detail["reason" if not passed else "note"] = why
-    return RuleVerdict(passed, detail)
+    return _verdict(passed, detail)
 
 
 # ---------------------------------------------------------------------------------------------
 # inline_code, code_tag
 # ---------------------------------------------------------------------------------------------
 
-def check_assets(row: dict, response: str) -> RuleVerdict:
+def check_assets(row: dict, response: str, context: ScoringContext = DEFAULT_CONTEXT) -> Verdict:
     """Every element of meta_data.extracted_assets is a substring of the response; an empty or
     missing list passes."""
     assets = (row.get("meta_data") or {}).get("extracted_assets") or []
     if assets and not response:
-        return RuleVerdict(False, {"assets": len(assets), "matched": 0, "lost": [_cut(a) for a in assets[:SHOWN]],
+        return _verdict(False, {"assets": len(assets), "matched": 0, "lost": [_cut(a) for a in assets[:SHOWN]],
                                    "reason": "the response is empty"})
     present = occurring((asset for asset in assets if isinstance(asset, str)), response)  # one pass, any count
     lost = [asset for asset in assets if (asset not in present if isinstance(asset, str) else asset not in response)]
@@ -302,14 +336,27 @@ def check_assets(row: dict, response: str) -> RuleVerdict:
         detail["lost"] = [_cut(asset) for asset in lost[:SHOWN]]
         detail["reason"] = f"{len(lost)} of {len(assets)} asset(s) missing: " + ", ".join(
             repr(_cut(asset, 40)) for asset in lost[:SHOWN])
-        return RuleVerdict(False, detail)
-    return RuleVerdict(True, detail)
+        return _verdict(False, detail)
+    return _verdict(True, detail)
 
 
-RULES = {
-    "glossary": check_glossary,
-    "layout": check_layout,
-    "structured": check_structured,
-    "inline_code": check_assets,
-    "code_tag": check_assets,
-}
+# ---------------------------------------------------------------------------------------------
+# The table: one spec per label id (SPEC §14), its kind from the label table
+# ---------------------------------------------------------------------------------------------
+
+SCORER_VERSION = "a42ea25"  # the Hy-MT2 IFMTBench/ scorer these rules reproduce (RELEASE-FACTS §3); one today
+_HARD_RULES = {"glossary": check_glossary, "layout": check_layout, "structured": check_structured,
+               "inline_code": check_assets, "code_tag": check_assets}
+
+
+def stored_reason(detail: dict) -> str:
+    """A stored failing detail's reason: the rules keep it in the detail."""
+    return str(detail.get("reason", ""))
+
+
+RULE_TABLE = RuleTable({cid: ConstraintSpec(cid, kind, rules={ORIGINAL: {SCORER_VERSION: _HARD_RULES[cid]}},
+                                            explain={ORIGINAL: stored_reason})
+                        if kind == HARD else ConstraintSpec(cid, kind)
+                        for cid, kind in ID_KINDS.items()},
+                       rule_sets=(ORIGINAL,), scorer_versions=(SCORER_VERSION,))
+RULES = RULE_TABLE.rule_set(ORIGINAL)  # hard id -> rule

@@ -13,8 +13,9 @@ from eval.ifmtbench.labels import HARD, ID_KINDS, SOFT
 from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, render_rubric_prompt, validate_glossary,
                                    validate_rubric)
 from eval.ifmtbench.rows import data_format_group
-from eval.ifmtbench.rules import RULES
+from eval.ifmtbench.rules import RULES, forget_glossary_verdicts, glossary_verdict
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 
 MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
 
@@ -29,13 +30,14 @@ def judge_requests(rows: list[dict], predictions: dict) -> list:
     from eval.judge_client import JudgeRequest
 
     requests = []
+    forget_glossary_verdicts()
     for row in rows:
         response = predictions.get(row["case_id"])
         if is_missing(response):
             continue
         if needs_rubric(row):
             requests.append(JudgeRequest(row["case_id"], RUBRIC, render_rubric_prompt(row, response), validate_rubric))
-        if "glossary" in row["constraint_ids"] and not RULES["glossary"](row, response).passed:
+        if "glossary" in row["constraint_ids"] and not glossary_verdict(row, response, remember=True).passed:
             requests.append(JudgeRequest(row["case_id"], GLOSSARY, render_glossary_prompt(row, response),
                                          validate_glossary))
     return requests
@@ -47,7 +49,7 @@ def _reply(verdicts, case_id: str, name: str) -> dict:
 
 
 def _glossary_entry(row: dict, response: str, verdicts: dict | None) -> dict:
-    verdict = RULES["glossary"](row, response)
+    verdict = glossary_verdict(row, response)  # the request builder's verdict when it ran the rule
     if verdict.passed:
         return {"passed": True, "detail": {"method": "rule", **verdict.detail}}
     if verdicts is None:
@@ -70,7 +72,8 @@ def _soft_entry(row: dict, cid: str, verdicts: dict | None) -> dict:
     return {"score": value / 5, "detail": {"value": value, "judge": judge}}
 
 
-def score_row(row: dict, response: str | None, verdicts: dict | None) -> dict:
+def score_row(row: dict, response: str | None, verdicts: dict | None,
+              context: ScoringContext = DEFAULT_CONTEXT) -> dict:
     """The scores.jsonl row of one instance; `verdicts` is None without the Judge."""
     missing = is_missing(response)
     constraints = []
@@ -81,7 +84,7 @@ def score_row(row: dict, response: str | None, verdicts: dict | None) -> dict:
         elif cid == "glossary":
             entry.update(_glossary_entry(row, response, verdicts))
         elif entry["kind"] == HARD:
-            verdict = RULES[cid](row, response)
+            verdict = RULES[cid](row, response, context)
             entry.update(passed=verdict.passed, detail=verdict.detail)
         else:
             entry.update(_soft_entry(row, cid, verdicts))
@@ -112,6 +115,7 @@ def score_row(row: dict, response: str | None, verdicts: dict | None) -> dict:
     }
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config=None) -> list[dict]:
-    """scores.jsonl rows in data order."""
-    return [score_row(row, predictions.get(row["case_id"]), verdicts) for row in rows]
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config=None,
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[dict]:
+    """scores.jsonl rows in data order; the rules run under the pipeline's scoring context."""
+    return [score_row(row, predictions.get(row["case_id"]), verdicts, scoring) for row in rows]

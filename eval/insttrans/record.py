@@ -3,9 +3,11 @@ seam asks for, from the package's modules (see eval/insttrans/__init__.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, PublishedMetric,
                             ReleaseHooks, ReportHooks, scorer_version_option)
-from eval.config import RunConfig
+from eval.config import RELEASE, RunConfig
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.errors import ConfigError
 import eval.insttrans.compare as compare
@@ -19,6 +21,7 @@ from eval.insttrans.report import console_table, report_markdown
 from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
 from eval.insttrans.scoring import score_instance
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instance, strict_summary
 from eval.insttrans.verdicts import JudgeItem, JudgeResult
@@ -86,14 +89,16 @@ def judge_result(case_id: str, verdicts: dict) -> JudgeResult:
                                 if (case_id, name) in replies})
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
-    """scores.jsonl rows in data order; `verdicts` is None without the Judge."""
-    rules = rule_set(config)
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig,
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[dict]:
+    """scores.jsonl rows in data order; `verdicts` is None without the Judge. The rules run under
+    the pipeline's context (the run's counter) with the run's rule set and scorer version."""
+    context = replace(scoring, rule_set=rule_set(config), scorer_version=scorer_version(config))
     scores = []
     for row in rows:
         prediction = predictions.get(row["case_id"])
         judge = None if verdicts is None or is_missing(prediction) else judge_result(row["case_id"], verdicts)
-        scores.append(score_instance(row, prediction, judge, rules, scorer_version(config)))
+        scores.append(score_instance(row, prediction, judge, context))
     return scores
 
 
@@ -114,7 +119,7 @@ def published_denominators(summary: dict, scores: list[dict], config: RunConfig)
     from eval.insttrans.scorer_versions import PUBLIC_V1
     from eval.stats import rounded
 
-    if config.protocol != "release" or scorer_version(config) != PUBLIC_V1:
+    if config.protocol != RELEASE or scorer_version(config) != PUBLIC_V1:
         return
     present = [score for score in scores if score["status"] != "missing"]
     if len(present) == len(scores):

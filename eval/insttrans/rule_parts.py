@@ -9,7 +9,7 @@ from collections import Counter
 import json
 
 from eval.reasons import listed
-from eval.types import RuleVerdict
+from eval.rule_contract import SyllableCounter
 
 DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items
 SYLLABLE_CONCORDANCE_MIN = 0.9
@@ -75,18 +75,18 @@ def multiset_changes(expected, found, lost_key: str, added_key: str, label=lambd
     return changes
 
 
-def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVerdict:
-    """§7.2: over every pair of lines with different durations, an inversion is a pair whose
-    syllable counts differ and are ordered against the durations; passes at concordance ≥ 0.9
-    (fewer than two lines, or no comparable pair, passes)."""
-    from eval.counting import active_counter
-    from eval.syllable import count_syllables
-
-    count = active_counter() or count_syllables  # the run's chosen counter (§15), else this harness's
-    counts = [count(line, lang) for line in lines]
+def syllable_concordance(lines: list[str], durations: list, lang: str,
+                         counter: SyllableCounter | None = None) -> tuple[bool, dict]:
+    """§7.2: (passed, detail). Over every pair of lines with different durations, an inversion is
+    a pair whose syllable counts differ and are ordered against the durations; passes at
+    concordance ≥ 0.9 (fewer than two lines, or no comparable pair, passes). `counter` is the
+    run's (the scoring context's, §15); None: this harness's, eval/syllable/."""
+    if counter is None:
+        from eval.syllable import count_syllables as counter
+    counts = [counter(line, lang) for line in lines]
     detail: dict = {"counts": counts, "durations": list(durations)}
     if len(lines) < 2:
-        return RuleVerdict(True, {**detail, "note": "fewer than two lines"})
+        return (True, {**detail, "note": "fewer than two lines"})
     comparable = 0
     inverted: list[list[int]] = []
     for i in range(len(lines)):
@@ -99,12 +99,12 @@ def syllable_concordance(lines: list[str], durations: list, lang: str) -> RuleVe
     detail["comparable"] = comparable
     detail["inversions"] = len(inverted)
     if not comparable:
-        return RuleVerdict(True, {**detail, "note": "no comparable pair"})
+        return (True, {**detail, "note": "no comparable pair"})
     concordance = 1 - len(inverted) / comparable
     detail["concordance"] = round(concordance, 4)
     if inverted:
         detail["inverted_pairs"] = capped(inverted)
-    return RuleVerdict(concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
+    return (concordance >= SYLLABLE_CONCORDANCE_MIN, detail)
 
 
 # --- explanations: the one-line reasons the rules write for a failing verdict (SPEC §11) -------

@@ -1,10 +1,12 @@
 """The ten constraints: one table row per id (`CONSTRAINTS`, at the end) and the hard rules.
 
-A row holds the id's kind, the keywords that find its lines (SPEC §5), and either its two rules
-(hard: the original and the strict companion of eval/insttrans/strict_rules.py, each with the
-formatter of its one-line failure reason) or its rubric for the Judge (soft). The original rules
+A row is a `ConstraintSpec` of the rule contract (eval/rule_contract.py) with InstTrans's own
+fields: the id's kind, the keywords that find its lines (SPEC §5), and either its rules (hard: the
+original set's rule per scorer version, §7c, and the strict companion of
+eval/insttrans/strict_rules.py, each writing its verdict's one-line reason, with the formatter
+that reads a stored detail's reason) or its rubric for the Judge (soft). The original rules
 restate the original scorer's semantics (SPEC §7), lenient spots included, so that verdicts on
-the official release match published numbers; the strict set stands beside them in `RULE_SETS`.
+the official release match published numbers; the strict set stands beside them.
 """
 
 from __future__ import annotations
@@ -19,11 +21,8 @@ from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_
                                        prediction_json, short, source_json, multiset_changes, syllable_concordance)
 from eval.reasons import listed
 from eval.substrings import occurring
-from eval.types import RuleVerdict
-
-HARD = "hard"
-SOFT = "soft"
-
+from eval.rule_contract import (DEFAULT_CONTEXT, HARD, SOFT, ConstraintSpec, Explain, Rule, RuleTable,
+                                 ScoringContext, explained, same_rule_for)
 
 def line_states(line: str, constraint_id: str) -> bool:
     """True when `line` carries one of the §5 keywords of `constraint_id`."""
@@ -42,11 +41,10 @@ def constraint_line_for(row: dict, constraint_id: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The hard rules (SPEC §7). Each takes (prediction, row) and returns a RuleVerdict.
+# The hard rules (SPEC §7). Each reading takes (row, prediction, context) and returns (passed,
+# detail); the table at the end pairs it with the formatter of its reason into a rule of the
+# contract (eval/rule_contract.py), `check_*`.
 # ---------------------------------------------------------------------------------------------
-
-HardRule = Callable[[str, dict], RuleVerdict]
-Explain = Callable[[dict], str]  # a failing verdict's detail -> one line saying why
 
 
 def _short(text: str) -> str:
@@ -266,7 +264,7 @@ class FormatReading:
     visible_text: Callable[[str], str]  # what the untranslated-Chinese share is read on
 
 
-def format_preserve_rule(prediction: str, row: dict, reading: FormatReading) -> RuleVerdict:
+def format_preserve_rule(row: dict, prediction: str, reading: FormatReading) -> tuple[bool, dict]:
     """SPEC §7.1: each part the source triggers (JSON, HTML, Markdown, placeholders) must hold.
 
     A source that triggers no part passes; the detail names the parts and what each lost.
@@ -283,15 +281,15 @@ def format_preserve_rule(prediction: str, row: dict, reading: FormatReading) -> 
     if any(pattern.search(source_text) for pattern in reading.placeholder_kinds.values()):
         parts["placeholders"] = _check_placeholder_part(prediction, source_text, reading.placeholder_kinds)
     failed = [name for name, part in parts.items() if not part["passed"]]
-    return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
+    return not failed, {"parts": list(parts), "failed": failed, **parts}
 
 
 PUBLIC_V1_FORMAT = FormatReading(markdown_triggered, PLACEHOLDER_KINDS, without_tags)
 
 
-def check_format_preserve(prediction: str, row: dict) -> RuleVerdict:
+def read_format_preserve(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """format_preserve as public-v1 reads it (SPEC §7.1 as written)."""
-    return format_preserve_rule(prediction, row, PUBLIC_V1_FORMAT)
+    return format_preserve_rule(row, prediction, PUBLIC_V1_FORMAT)
 
 
 def _explain_json_part(part: dict) -> str:
@@ -332,29 +330,28 @@ def explain_format_preserve(detail: dict) -> str:
 # --- syllable_order (SPEC §7.2) --------------------------------------------------------------
 
 
-def _subtitle_object(prediction: str, durations: list) -> dict | RuleVerdict:
+def _subtitle_object(prediction: str, durations: list) -> dict | tuple[bool, dict]:
     """The prediction's JSON object of subtitle lines, or the verdict that ends the rule before
     any line is read (no durations: pass; not JSON or not an object: fail); both versions."""
     if not durations:
-        return RuleVerdict(True, {"note": "no durations"})
+        return True, {"note": "no durations"}
     value, problem = prediction_json(prediction)
     if problem:
-        return RuleVerdict(False, {**problem, "prediction_starts": short(prediction.strip(), 20)})
+        return False, {**problem, "prediction_starts": short(prediction.strip(), 20)}
     if not isinstance(value, dict):
-        return RuleVerdict(False, {"error": f"prediction is a JSON {json_type(value)}, not an object"})
+        return False, {"error": f"prediction is a JSON {json_type(value)}, not an object"}
     return value
 
 
-def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
+def read_syllable_order(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """SPEC §7.2 (public-v1): longer-shown lines must not get fewer syllables (pairwise,
     concordance ≥ 0.9); a missing or empty-valued key is an empty line.
 
-    Counts come from eval/syllable/ in the target language (§8), imported here so the other
-    rules work without it.
+    Counts come from the context's counter, else eval/syllable/, in the target language (§8).
     """
     durations = row.get("duration_s") or []
     value = _subtitle_object(prediction, durations)
-    if isinstance(value, RuleVerdict):
+    if isinstance(value, tuple):
         return value
     lines: list[str] = []
     for number in range(1, len(durations) + 1):
@@ -362,11 +359,11 @@ def check_syllable_order(prediction: str, row: dict) -> RuleVerdict:
         if not line:  # missing, null, 0, false, "", [] and {} are an empty line
             line = ""
         elif not isinstance(line, str):
-            return RuleVerdict(False, {"error": f'line "{number}" is a JSON '
-                                                f"{json_type(line)}, not a string",
-                                       "line": number})
+            return False, {"error": f'line "{number}" is a JSON '
+                                    f"{json_type(line)}, not a string",
+                           "line": number}
         lines.append(line)
-    return syllable_concordance(lines, durations, row["target_lang"])
+    return syllable_concordance(lines, durations, row["target_lang"], context.counter)
 
 
 # --- term_compliance (SPEC §7.3) -------------------------------------------------------------
@@ -427,7 +424,8 @@ class TermMatch:
 PUBLIC_V1_TERMS = TermMatch(_is_standalone_term, re.compile(r"\w"))  # = term_occurs
 
 
-def check_term_compliance(prediction: str, row: dict, match: TermMatch = PUBLIC_V1_TERMS) -> RuleVerdict:
+def read_term_compliance(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT,
+                         match: TermMatch = PUBLIC_V1_TERMS) -> tuple[bool, dict]:
     """SPEC §7.3: every glossary target term occurs in the prediction, case-sensitive."""
     terms = glossary_terms(row)
     present = occurring(terms, prediction, match.standalone, match.blocker)  # term_occurs, in one pass
@@ -435,7 +433,7 @@ def check_term_compliance(prediction: str, row: dict, match: TermMatch = PUBLIC_
     detail: dict = {"terms": terms, "missing": missing}
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"
-    return RuleVerdict(not missing, detail)
+    return not missing, detail
 
 
 def explain_term_compliance(detail: dict) -> str:
@@ -466,7 +464,7 @@ def social_elements(row: dict) -> list[str]:
     return elements
 
 
-def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
+def read_social_preserve(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """SPEC §7.4: each listed social element occurs verbatim; no element listed passes."""
     elements = social_elements(row)
     present = occurring(elements, prediction)  # `element in prediction` for each, in one pass
@@ -474,7 +472,7 @@ def check_social_preserve(prediction: str, row: dict) -> RuleVerdict:
     detail: dict = {"elements": elements, "missing": missing}
     if not elements:
         detail["note"] = "no social element in the constraint lines"
-    return RuleVerdict(not missing, detail)
+    return not missing, detail
 
 
 def explain_social_preserve(detail: dict) -> str:
@@ -505,7 +503,8 @@ def starts_indented(text: str) -> bool:
     return text[:1].isspace()
 
 
-def check_layout_break(prediction: str, row: dict, indented: Callable[[str], bool] = starts_indented) -> RuleVerdict:
+def read_layout_break(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT,
+                      indented: Callable[[str], bool] = starts_indented) -> tuple[bool, dict]:
     """SPEC §7.5: equal `\\n` counts, the same leading-whitespace flag, table rows kept."""
     source_text = row["source_text"]
     features = layout_features(row)
@@ -528,7 +527,7 @@ def check_layout_break(prediction: str, row: dict, indented: Callable[[str], boo
         if source_table and not prediction_table:
             failed.append("table")
     detail["failed"] = failed
-    return RuleVerdict(not failed, detail)
+    return not failed, detail
 
 
 def explain_layout_break(detail: dict) -> str:
@@ -622,9 +621,10 @@ def visible_text_1005(text: str) -> str:
 FORMAT_1005 = FormatReading(markdown_triggered_1005, PLACEHOLDER_KINDS_1005, visible_text_1005)
 
 
-def check_format_preserve_1005(prediction: str, row: dict) -> RuleVerdict:
+def read_format_preserve_1005(row: dict, prediction: str,
+                              context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """format_preserve as the 2026-10-05 scorer reads it (SPEC §7c)."""
-    return format_preserve_rule(prediction, row, FORMAT_1005)
+    return format_preserve_rule(row, prediction, FORMAT_1005)
 
 
 def first_line_indented(text: str) -> bool:
@@ -633,7 +633,7 @@ def first_line_indented(text: str) -> bool:
     return text[:1].isspace() and text[:1] != "\n"
 
 
-check_layout_break_1005 = partial(check_layout_break, indented=first_line_indented)
+read_layout_break_1005 = partial(read_layout_break, indented=first_line_indented)
 
 # Scripts written without spaces between words (Thai, CJK punctuation, kana, Han, Hangul and their
 # extensions): a term holding one of them is a plain substring, and a neighbour of them does not
@@ -660,15 +660,16 @@ def _bounded_term_1005(term: str) -> re.Pattern:
 # = term_occurs_1005: a word character of a script written without spaces does not block a term
 TERMS_1005 = TermMatch(lambda term: _NO_SPACE_CHAR.search(term) is None,
                        re.compile(rf"(?![{NO_SPACE_SCRIPTS}])\w"))
-check_term_compliance_1005 = partial(check_term_compliance, match=TERMS_1005)
+read_term_compliance_1005 = partial(read_term_compliance, match=TERMS_1005)
 
 
-def check_syllable_order_1005(prediction: str, row: dict) -> RuleVerdict:
+def read_syllable_order_1005(row: dict, prediction: str,
+                             context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """syllable_order as the 2026-10-05 scorer reads it: every key "1".."N" must hold a string
     with a non-blank character (else the rule fails, before the fewer-than-two-lines pass)."""
     durations = row.get("duration_s") or []
     value = _subtitle_object(prediction, durations)
-    if isinstance(value, RuleVerdict):
+    if isinstance(value, tuple):
         return value
     lines: list[str] = []
     for number in range(1, len(durations) + 1):
@@ -676,109 +677,127 @@ def check_syllable_order_1005(prediction: str, row: dict) -> RuleVerdict:
         if not isinstance(line, str) or not line.strip():
             what = ("missing" if str(number) not in value
                     else f"a JSON {json_type(line)}, not a string" if not isinstance(line, str) else "blank")
-            return RuleVerdict(False, {"error": f'line "{number}" is {what}', "line": number})
+            return False, {"error": f'line "{number}" is {what}', "line": number}
         lines.append(line)
-    return syllable_concordance(lines, durations, row["target_lang"])
+    return syllable_concordance(lines, durations, row["target_lang"], context.counter)
 
 
 # ---------------------------------------------------------------------------------------------
-# The table: one row per constraint id (SPEC §4, §5, §7, §10)
+# The rules of the contract (eval/rule_contract.py): each reading with the formatter of its reason
 # ---------------------------------------------------------------------------------------------
+
+check_format_preserve = explained(explain_format_preserve)(read_format_preserve)  # public-v1
+check_format_preserve_1005 = explained(explain_format_preserve)(read_format_preserve_1005)
+check_syllable_order = explained(explain_concordance)(read_syllable_order)
+check_syllable_order_1005 = explained(explain_concordance)(read_syllable_order_1005)
+check_term_compliance = explained(explain_term_compliance)(read_term_compliance)
+check_term_compliance_1005 = explained(explain_term_compliance)(read_term_compliance_1005)
+check_social_preserve = explained(explain_social_preserve)(read_social_preserve)
+check_layout_break = explained(explain_layout_break)(read_layout_break)
+check_layout_break_1005 = explained(explain_layout_break)(read_layout_break_1005)
+
+# ---------------------------------------------------------------------------------------------
+# The table: one row per constraint id (SPEC §4, §5, §7, §7b, §7c, §10)
+# ---------------------------------------------------------------------------------------------
+
+DEFAULT_RULE_SET = "original"
+STRICT = "strict"
+RULE_SET_NAMES = (DEFAULT_RULE_SET, STRICT)  # the original first: the default; strict stands beside it (§7b)
+
+# The official scorer's versions (SPEC §7c), newest first: the default. eval/insttrans/scorer_versions.py
+# says where each was published and recognises the one a release folder ships.
+PUBLIC_V1 = "public-v1"
+V2026_10_05 = "2026-10-05"
+SCORER_VERSION_NAMES = (V2026_10_05, PUBLIC_V1)
+
 
 @dataclass(frozen=True)
-class Constraint:
+class Constraint(ConstraintSpec):
     """Everything the harness knows about one constraint id: one row (SPEC §4, §5, §7, §7b, §10).
 
-    A hard id carries its two rules and, beside each, the formatter that turns a failing verdict's
-    detail into the one-line reason the report shows (as inspect_ai's `Score.explanation`, kept
-    out of the detail so that scores.jsonl stays as it is).
+    Beside the contract's fields (kind; per rule set and scorer version the rule, each writing its
+    verdict's one-line reason; per rule set the formatter that reads a stored detail's reason), the
+    keywords that find its lines and, for a soft id, its rubric for the Judge.
     """
 
-    id: str
-    kind: str                                 # HARD (a rule decides) or SOFT (the Judge does)
     keywords: tuple[str, ...] = ()            # §5: the words that mark a line as stating it
-    rule: HardRule | None = None              # hard: the original scorer's rule, as its newest version
-                                              # reads it (§7c; eval/insttrans/scorer_versions.py has each)
-    explain: Explain | None = None            # hard: why `rule` failed, from its detail
-    strict_rule: HardRule | None = None       # hard: the strict companion rule (§7b)
-    strict_explain: Explain | None = None     # hard: why `strict_rule` failed
     rubric: dict[str, str] | None = None      # soft: what it asks and what 1 / 0.5 / 0 mean (§10)
     on_social_rows: bool = False              # the bundled set's social-domain rows may carry it (§3)
 
 
+def _hard(cid: str, versions: dict[str, Rule], explain: Explain, strict_rule: Rule, strict_explain: Explain,
+          keywords: tuple[str, ...] = (), on_social_rows: bool = False) -> Constraint:
+    """A hard id's row: its rule per scorer version (the original set) and its strict rule, one for
+    every version (§7c)."""
+    assert tuple(versions) == SCORER_VERSION_NAMES, cid
+    return Constraint(cid, HARD, rules={DEFAULT_RULE_SET: versions,
+                                        STRICT: same_rule_for(SCORER_VERSION_NAMES, strict_rule)},
+                      explain={DEFAULT_RULE_SET: explain, STRICT: strict_explain},
+                      keywords=keywords, on_social_rows=on_social_rows)
+
+
 # In the SPEC's order. format_preserve and syllable_order lines carry no keyword the rules read.
+# public-v1 reads §7 as written; 2026-10-05 reads format_preserve, syllable_order, term_compliance
+# and layout_break its own way (docs/protocol.md lists each difference with an example).
 CONSTRAINTS: dict[str, Constraint] = {c.id: c for c in (
-    Constraint("format_preserve", HARD, rule=check_format_preserve_1005, explain=explain_format_preserve,
-               strict_rule=strict.check_format_preserve_strict, strict_explain=strict.explain_format_preserve_strict,
-               on_social_rows=True),
-    Constraint("syllable_order", HARD, rule=check_syllable_order_1005, explain=explain_concordance,
-               strict_rule=strict.check_syllable_order_strict, strict_explain=strict.explain_syllable_order_strict),
-    Constraint("term_compliance", HARD, ("术语对照", "专名"), rule=check_term_compliance_1005,
-               explain=explain_term_compliance,
-               # the strict rule reads the terms with the same §5 reader as the original's
-               strict_rule=partial(strict.check_term_compliance_strict, glossary_terms=glossary_terms),
-               strict_explain=strict.explain_term_compliance_strict, on_social_rows=True),
-    Constraint("social_preserve", HARD, ("社交元素",), rule=check_social_preserve, explain=explain_social_preserve,
-               strict_rule=strict.check_social_preserve_strict, strict_explain=strict.explain_social_preserve_strict,
-               on_social_rows=True),
-    Constraint("layout_break", HARD, ("布局", "排版"), rule=check_layout_break_1005, explain=explain_layout_break,
-               strict_rule=strict.check_layout_break_strict, strict_explain=strict.explain_layout_break_strict),
-    Constraint("style_consistency", SOFT, ("语体", "风格"), rubric={
+    _hard("format_preserve", {V2026_10_05: check_format_preserve_1005, PUBLIC_V1: check_format_preserve},
+          explain_format_preserve, strict.check_format_preserve_strict, strict.explain_format_preserve_strict,
+          on_social_rows=True),
+    _hard("syllable_order", {V2026_10_05: check_syllable_order_1005, PUBLIC_V1: check_syllable_order},
+          explain_concordance, strict.check_syllable_order_strict, strict.explain_syllable_order_strict),
+    _hard("term_compliance", {V2026_10_05: check_term_compliance_1005, PUBLIC_V1: check_term_compliance},
+          explain_term_compliance,
+          # the strict rule reads the terms with the same §5 reader as the original's
+          partial(strict.check_term_compliance_strict, glossary_terms=glossary_terms),
+          strict.explain_term_compliance_strict, ("术语对照", "专名"), on_social_rows=True),
+    _hard("social_preserve", {V2026_10_05: check_social_preserve, PUBLIC_V1: check_social_preserve},
+          explain_social_preserve, strict.check_social_preserve_strict, strict.explain_social_preserve_strict,
+          ("社交元素",), on_social_rows=True),
+    _hard("layout_break", {V2026_10_05: check_layout_break_1005, PUBLIC_V1: check_layout_break},
+          explain_layout_break, strict.check_layout_break_strict, strict.explain_layout_break_strict,
+          ("布局", "排版")),
+    Constraint("style_consistency", SOFT, keywords=("语体", "风格"), rubric={
         "subject": "the register (casual, neutral or formal) the requirement asks for",
         "1": "the whole translation is written in the requested register, from the first sentence to the last",
         "0.5": "the requested register dominates, but a few words, phrases or forms of address slip out of it",
         "0": "the register is not the requested one, or it keeps changing across the text",
     }),
-    Constraint("term_cross_sentence", SOFT, ("跨句", "全文统一"), rubric={
+    Constraint("term_cross_sentence", SOFT, keywords=("跨句", "全文统一"), rubric={
         "subject": "one rendering of the term(s) the requirement names, used throughout",
         "1": "every occurrence of the named term gets the same rendering, and that rendering fits its meaning",
         "0.5": "one rendering clearly dominates, with a single stray variant or one occurrence left out",
         "0": "the term is rendered in two or more competing ways, or the chosen rendering misses its meaning",
     }),
-    Constraint("academic_format_preserve", SOFT, ("学术", "LaTeX", "学术格式"), rubric={
+    Constraint("academic_format_preserve", SOFT, keywords=("学术", "LaTeX", "学术格式"), rubric={
         "subject": "LaTeX, formulas, symbols and citation markers kept exactly as in the source",
         "1": "every formula, LaTeX command, math symbol and citation marker is unchanged; only the prose is translated",
         "0.5": "all of them survive, with minor damage that changes no meaning (spacing inside a formula, one marker moved or restyled)",
         "0": "a formula, command or citation marker is translated, rewritten, dropped or broken",
     }),
-    Constraint("context_disambiguate", SOFT, ("歧义", "消歧"), rubric={
+    Constraint("context_disambiguate", SOFT, keywords=("歧义", "消歧"), rubric={
         "subject": "the ambiguous expression translated in the sense the requirement states",
         "1": "every occurrence of the ambiguous expression carries the stated sense, unmistakably",
         "0.5": "the stated sense is chosen, but one occurrence is vague or leans towards another sense",
         "0": "another sense is used, or the translation leaves the ambiguity unresolved",
     }),
-    Constraint("coref_resolution", SOFT, ("指代", "代词"), rubric={
+    Constraint("coref_resolution", SOFT, keywords=("指代", "代词"), rubric={
         "subject": "references (pronouns, omitted subjects) pointing to the antecedent the requirement names",
         "1": "every reference named by the requirement clearly points to the stated antecedent, with no new ambiguity",
         "0.5": "the chain is right overall, but one reference is unclear or could point elsewhere",
         "0": "a reference points to the wrong person or thing, or the stated antecedent is lost",
     }),
 )}
-CONSTRAINT_KINDS: dict[str, str] = {cid: c.kind for cid, c in CONSTRAINTS.items()}
+RULE_TABLE = RuleTable(CONSTRAINTS, RULE_SET_NAMES, SCORER_VERSION_NAMES)
+CONSTRAINT_KINDS: dict[str, str] = RULE_TABLE.kinds()
 HARD_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == HARD)
 SOFT_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.kind == SOFT)
 SOCIAL_ONLY_IDS = tuple(cid for cid, c in CONSTRAINTS.items() if c.on_social_rows)  # bundled convention (§3)
 
-# The registry: rule set -> hard id -> rule, read off the table. "original" is the protocol's (the
-# newest scorer version's rules; another version's are in eval/insttrans/scorer_versions.py); the
-# strict set stands beside it (SPEC §7b) and never replaces it.
-RULE_SETS: dict[str, dict[str, HardRule]] = {
-    "original": {cid: c.rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
-    "strict": {cid: c.strict_rule for cid, c in CONSTRAINTS.items() if c.kind == HARD},
-}
-EXPLANATIONS: dict[str, dict[str, Explain]] = {
-    "original": {cid: c.explain for cid, c in CONSTRAINTS.items() if c.kind == HARD},
-    "strict": {cid: c.strict_explain for cid, c in CONSTRAINTS.items() if c.kind == HARD},
-}
-DEFAULT_RULE_SET = "original"
+# Rule set -> hard id -> rule at the newest scorer version, read off the table (the original set
+# is the protocol's; the strict set stands beside it, SPEC §7b, and never replaces it).
+RULE_SETS: dict[str, dict[str, Rule]] = {name: RULE_TABLE.rule_set(name) for name in RULE_SET_NAMES}
 
 
 def explain(constraint_id: str, detail: dict, rule_set: str = DEFAULT_RULE_SET) -> str:
-    """The one-line reason a hard rule of `rule_set` failed, written by the rule's own formatter."""
-    return EXPLANATIONS[rule_set][constraint_id](detail)
-
-
-def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = DEFAULT_RULE_SET) -> RuleVerdict:
-    """Run one hard rule of a rule set on a non-missing prediction (the original set: the newest
-    scorer version's; eval.insttrans.scorer_versions.check_hard takes a version)."""
-    return RULE_SETS[rule_set][constraint_id](prediction, row)
+    """The one-line reason a stored failing detail of `rule_set` gives, by its rule's own formatter."""
+    return RULE_TABLE.explain(constraint_id, detail, rule_set)

@@ -1,5 +1,7 @@
-"""The official InstTrans scorer's versions (SPEC §7c): one table per version, each hard id's rule
-and the formatter of its one-line reason, on the rule contract of eval/insttrans/rules.py.
+"""The official InstTrans scorer's versions (SPEC §7c): where each was published, its rule per
+hard id read off the one constraint table (eval/insttrans/rules.py, a row per id with its rule
+per rule set and scorer version, on the rule contract of eval/rule_contract.py), and the
+recognition of the version a release folder ships.
 
 A version reproduces that scorer's verdicts exactly, lenient spots included (scripts/scorer_fuzz.py
 checks it against a copy of the scorer); docs/protocol.md lists what changed between them, with an
@@ -10,77 +12,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import eval.insttrans.rules as rules
-from eval.insttrans.rule_parts import explain_concordance
-from eval.types import RuleVerdict
-
-PUBLIC_V1 = "public-v1"
-V2026_10_05 = "2026-10-05"
+from eval.insttrans.rules import (DEFAULT_RULE_SET, HARD_IDS, PUBLIC_V1, RULE_TABLE, SCORER_VERSION_NAMES,
+                                  V2026_10_05)
+from eval.rule_contract import Rule, ScoringContext
 
 
 @dataclass(frozen=True)
 class ScorerVersion:
-    """One official scorer version: where it was published and its rule per hard id."""
+    """One official scorer version: where it was published, and its rule per hard id (the table's)."""
 
     name: str
     published: str                                  # the date the version was published
     source: str                                     # where its code was read
-    rules: dict[str, rules.HardRule]
-    explanations: dict[str, rules.Explain]
+
+    @property
+    def rules(self) -> dict[str, Rule]:
+        return {cid: RULE_TABLE.rule(cid, ScoringContext(None, DEFAULT_RULE_SET, self.name))
+                for cid in HARD_IDS}
 
 
-_EXPLANATIONS = {
-    "format_preserve": rules.explain_format_preserve,
-    "syllable_order": explain_concordance,
-    "term_compliance": rules.explain_term_compliance,
-    "social_preserve": rules.explain_social_preserve,
-    "layout_break": rules.explain_layout_break,
-}
+# public-v1: the rules of SPEC §7 as written. 2026-10-05: the authors' review fixes
+# (format_preserve, layout_break, term_compliance and syllable_order read differently;
+# social_preserve is unchanged).
+PUBLIC_V1_TABLE = ScorerVersion(PUBLIC_V1, "2026-10-04", "jfwoe/Index-Translate @ 590d45f (benchmarks/insttrans/)")
+V2026_10_05_TABLE = ScorerVersion(V2026_10_05, "2026-10-05", "bilibili/Index-Translate @ aafb1e3 (benchmarks/insttrans/)")
 
-# public-v1: the rules of SPEC §7 as written.
-PUBLIC_V1_TABLE = ScorerVersion(
-    name=PUBLIC_V1, published="2026-10-04", source="jfwoe/Index-Translate @ 590d45f (benchmarks/insttrans/)",
-    rules={
-        "format_preserve": rules.check_format_preserve,
-        "syllable_order": rules.check_syllable_order,
-        "term_compliance": rules.check_term_compliance,
-        "social_preserve": rules.check_social_preserve,
-        "layout_break": rules.check_layout_break,
-    },
-    explanations=_EXPLANATIONS,
-)
-
-# 2026-10-05: the authors' review fixes (format_preserve, layout_break, term_compliance and
-# syllable_order read differently; social_preserve is unchanged).
-V2026_10_05_TABLE = ScorerVersion(
-    name=V2026_10_05, published="2026-10-05", source="bilibili/Index-Translate @ aafb1e3 (benchmarks/insttrans/)",
-    rules={
-        "format_preserve": rules.check_format_preserve_1005,
-        "syllable_order": rules.check_syllable_order_1005,
-        "term_compliance": rules.check_term_compliance_1005,
-        "social_preserve": rules.check_social_preserve,
-        "layout_break": rules.check_layout_break_1005,
-    },
-    explanations=_EXPLANATIONS,
-)
-
-# Newest first: the first is the default.
+# Newest first: the first is the default (the table's order).
 SCORER_VERSIONS: dict[str, ScorerVersion] = {table.name: table for table in (V2026_10_05_TABLE, PUBLIC_V1_TABLE)}
-DEFAULT_SCORER_VERSION = V2026_10_05
-
-
-def check_versioned(constraint_id: str, prediction: str, row: dict, version: str) -> RuleVerdict:
-    """One hard rule of a scorer version on a non-missing prediction."""
-    return SCORER_VERSIONS[version].rules[constraint_id](prediction, row)
-
-
-def check_hard(constraint_id: str, prediction: str, row: dict, rule_set: str = rules.DEFAULT_RULE_SET,
-               scorer_version: str | None = None) -> RuleVerdict:
-    """One hard rule of a rule set on a non-missing prediction; the original set's rules are those
-    of `scorer_version` (None: the newest), the strict set's are one for all (SPEC §7c)."""
-    if rule_set == rules.DEFAULT_RULE_SET and scorer_version is not None:
-        return check_versioned(constraint_id, prediction, row, scorer_version)
-    return rules.check_hard(constraint_id, prediction, row, rule_set)
+assert tuple(SCORER_VERSIONS) == SCORER_VERSION_NAMES
+DEFAULT_SCORER_VERSION = SCORER_VERSION_NAMES[0]
 
 
 # --- recognising the version a release folder ships (SPEC §7c, §15) ----------------------------

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, HARD
-from eval.insttrans.scorer_versions import check_hard
+from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_TABLE
 from eval.predictions import is_missing
 from eval.insttrans.verdicts import JudgeResult
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 
 MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
 
 
 def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,
-                   rule_set: str = DEFAULT_RULE_SET, scorer_version: str | None = None) -> dict:
+                   context: ScoringContext = DEFAULT_CONTEXT) -> dict:
     """The scores.jsonl row of one instance.
 
     `judge` is None when the Judge is skipped (soft scores, quality and, for instances with soft
@@ -24,7 +24,7 @@ def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,
         if missing:
             entry.update(({"passed": False} if entry["kind"] == HARD else {"score": 0.0}), detail=MISSING_DETAIL)
         elif entry["kind"] == HARD:
-            verdict = check_hard(cid, prediction, row, rule_set, scorer_version)
+            verdict = RULE_TABLE.check(cid, row, prediction, context)  # the context's rule set and version
             entry.update(passed=verdict.passed, detail=verdict.detail)
         elif judge is None:
             entry.update(score=None, detail={"reason": "Judge skipped (--skip-judge)"})

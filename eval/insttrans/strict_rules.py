@@ -24,7 +24,7 @@ from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_
                                        prediction_json, multiset_changes, short, source_json, syllable_concordance)
 from eval.reasons import listed
 from eval.substrings import occurring
-from eval.types import RuleVerdict
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, explained
 
 
 
@@ -543,12 +543,12 @@ def _check_json_part(prediction: str, source_value) -> dict:
     return detail
 
 
-def check_format_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
+def read_format_preserve_strict(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """§7b format_preserve: a JSON source keeps its structure recursively; any other source keeps
     the inline structure it has (HTML, Markdown, placeholders, URLs). A source with none passes."""
     prediction = normalise(prediction)
     if not prediction:
-        return RuleVerdict(False, {"parts": [], "failed": ["empty"], **_EMPTY_AFTER_NORMALISATION})
+        return (False, {"parts": [], "failed": ["empty"], **_EMPTY_AFTER_NORMALISATION})
     source_text = row["source_text"]
     source_value = source_json(source_text)
     if source_value is not None:
@@ -556,7 +556,7 @@ def check_format_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
     else:
         parts = inline_structure_parts(source_text, prediction)
     failed = [name for name, part in parts.items() if not part["passed"]]
-    return RuleVerdict(not failed, {"parts": list(parts), "failed": failed, **parts})
+    return (not failed, {"parts": list(parts), "failed": failed, **parts})
 
 
 _EMPTY_REASON = "empty after normalisation"
@@ -652,21 +652,22 @@ def explain_format_preserve_strict(detail: dict) -> str:
 
 # --- term_compliance (SPEC §7b) ------------------------------------------------------------------
 
-def check_term_compliance_strict(prediction: str, row: dict, glossary_terms: Callable[[dict], list[str]]) -> RuleVerdict:
+def read_term_compliance_strict(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT, *,
+                                glossary_terms: Callable[[dict], list[str]]) -> tuple[bool, dict]:
     """§7b term_compliance: each glossary target term, NFC, is a substring of the NFC prediction;
     no word-boundary test, so inflected and particle-attached forms count. `glossary_terms` is the
     §5 line reader of eval/constraints.py (see `strict_rule_table`)."""
     terms = glossary_terms(row)
     text = nfc(normalise(prediction))
     if not text:
-        return RuleVerdict(False, {"terms": terms, "missing": terms, **_EMPTY_AFTER_NORMALISATION})
+        return (False, {"terms": terms, "missing": terms, **_EMPTY_AFTER_NORMALISATION})
     normalised = {term: nfc(term) for term in terms}
     present = occurring(normalised.values(), text)  # `nfc(term) in text` for each, in one pass
     missing = [term for term in terms if normalised[term] not in present]
     detail: dict = {"terms": terms, "missing": missing}
     if not terms:
         detail["note"] = "no glossary term in the constraint lines"
-    return RuleVerdict(not missing, detail)
+    return (not missing, detail)
 
 
 def explain_term_compliance_strict(detail: dict) -> str:
@@ -714,14 +715,14 @@ def social_elements_in(text: str) -> Counter:
     return elements
 
 
-def check_social_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
+def read_social_preserve_strict(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """§7b social_preserve: each element of the source text occurs in the prediction, read with the
     same patterns, at least as often as in the source. A source without elements passes."""
     source_elements = social_elements_in(row["source_text"])
     text = normalise(prediction)
     listed = capped(sorted(source_elements))
     if not text:
-        return RuleVerdict(False, {"elements": listed, "missing": listed, **_EMPTY_AFTER_NORMALISATION})
+        return (False, {"elements": listed, "missing": listed, **_EMPTY_AFTER_NORMALISATION})
     prediction_elements = social_elements_in(text)
     short = source_elements - prediction_elements
     missing = [{"element": element, "source": source_elements[element], "prediction": prediction_elements[element]}
@@ -729,7 +730,7 @@ def check_social_preserve_strict(prediction: str, row: dict) -> RuleVerdict:
     detail: dict = {"elements": listed, "n_elements": sum(source_elements.values()), "missing": capped(missing)}
     if not source_elements:
         detail["note"] = "no social element in the source text"
-    return RuleVerdict(not missing, detail)
+    return (not missing, detail)
 
 
 def explain_social_preserve_strict(detail: dict) -> str:
@@ -783,14 +784,14 @@ def _indent_problems(indents: list[tuple[int, str, str, str]]) -> list[dict]:
     return sorted(problems, key=lambda problem: problem["line"])
 
 
-def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
+def read_layout_break_strict(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """§7b layout_break: after normalising both texts, the same number of lines, and per line the
     same blankness, the same counts of `|` and tabs, and indentation compared by width and order:
     indented iff the source line is, deeper where the source is deeper, equal where it is equal."""
     source_lines = normalise(row["source_text"]).split("\n")
     text = normalise(prediction)
     if not text:
-        return RuleVerdict(False, {"source_lines": len(source_lines), "failed": ["empty"],
+        return (False, {"source_lines": len(source_lines), "failed": ["empty"],
                                    **_EMPTY_AFTER_NORMALISATION})
     prediction_lines = text.split("\n")
     detail: dict = {"source_lines": len(source_lines), "prediction_lines": len(prediction_lines)}
@@ -821,7 +822,7 @@ def check_layout_break_strict(prediction: str, row: dict) -> RuleVerdict:
         detail["lines"] = capped(problems)
         detail["n_line_problems"] = len(problems)
     detail["failed"] = failed
-    return RuleVerdict(not failed, detail)
+    return (not failed, detail)
 
 
 def _explain_line(problem: dict) -> str:
@@ -873,22 +874,22 @@ def _subtitle_lines(prediction: str, row: dict) -> tuple[list | None, dict]:
     return [line for line in prediction.split("\n") if line.strip()], {}
 
 
-def check_syllable_order_strict(prediction: str, row: dict) -> RuleVerdict:
+def read_syllable_order_strict(row: dict, prediction: str, context: ScoringContext = DEFAULT_CONTEXT) -> tuple[bool, dict]:
     """§7b syllable_order: one string per duration (JSON values in the source's key order, or the
     non-blank lines), then longer-shown lines must not get fewer syllables (concordance ≥ 0.9)."""
     durations = row.get("duration_s") or []
     text = normalise(prediction)
     if not text:
-        return RuleVerdict(False, dict(_EMPTY_AFTER_NORMALISATION))
+        return (False, dict(_EMPTY_AFTER_NORMALISATION))
     if not durations:
-        return RuleVerdict(True, {"note": "no durations"})
+        return (True, {"note": "no durations"})
     lines, problem = _subtitle_lines(text, row)
     if lines is None:
-        return RuleVerdict(False, problem)
+        return (False, problem)
     if len(lines) != len(durations):
-        return RuleVerdict(False, {"error": f"{len(lines)} lines for {len(durations)} durations",
+        return (False, {"error": f"{len(lines)} lines for {len(durations)} durations",
                                    "lines": len(lines), "durations": len(durations)})
-    return syllable_concordance(lines, durations, row["target_lang"])
+    return syllable_concordance(lines, durations, row["target_lang"], context.counter)
 
 
 def explain_syllable_order_strict(detail: dict) -> str:
@@ -897,3 +898,12 @@ def explain_syllable_order_strict(detail: dict) -> str:
         return "keys differ from the source's: " + _lost_extra({"missing": detail["missing_keys"],
                                                                 "extra": detail["extra_keys"]}, "key")
     return explain_concordance(detail)
+
+
+# --- the strict rules: each reading with the formatter of its failing reason (eval/rule_contract.py)
+
+check_format_preserve_strict = explained(explain_format_preserve_strict)(read_format_preserve_strict)
+check_term_compliance_strict = explained(explain_term_compliance_strict)(read_term_compliance_strict)  # + glossary_terms
+check_social_preserve_strict = explained(explain_social_preserve_strict)(read_social_preserve_strict)
+check_layout_break_strict = explained(explain_layout_break_strict)(read_layout_break_strict)
+check_syllable_order_strict = explained(explain_syllable_order_strict)(read_syllable_order_strict)

@@ -9,23 +9,24 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS, explain
+from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS
 from eval.stats import headline_of
 from eval.predictions import is_missing
 from eval.reasons import cut
-from eval.types import RuleVerdict
+from eval.rule_contract import Verdict
 
 STRICT = "strict"
-_MISSING = RuleVerdict(False, {"reason": "missing prediction (null, empty or whitespace only, or no line)"})
+_MISSING_REASON = "missing prediction (null, empty or whitespace only, or no line)"
+_MISSING = Verdict(False, _MISSING_REASON, {"reason": _MISSING_REASON})
 
 
-def strict_verdicts(row: dict, prediction: str | None) -> dict[str, RuleVerdict]:
+def strict_verdicts(row: dict, prediction: str | None) -> dict[str, Verdict]:
     """{hard id: strict verdict} for the hard ids of `row`; a missing prediction fails each (§6)."""
     rules = RULE_SETS[STRICT]
     hard_ids = dict.fromkeys(cid for cid in row["constraint_ids"] if CONSTRAINT_KINDS[cid] == HARD)
     if is_missing(prediction):
         return {cid: _MISSING for cid in hard_ids}
-    return {cid: rules[cid](prediction, row) for cid in hard_ids}
+    return {cid: rules[cid](row, prediction) for cid in hard_ids}  # this harness's counter (§7b companion)
 
 
 def strict_instance(row: dict, prediction: str | None) -> dict:
@@ -91,9 +92,9 @@ def rule_set_disagreements(rows: list[dict], predictions: dict[str, str | None])
         if is_missing(prediction):
             continue  # both sets fail a missing prediction
         for cid in dict.fromkeys(c for c in row["constraint_ids"] if CONSTRAINT_KINDS[c] == HARD):
-            original, strict = original_rules[cid](prediction, row), strict_rules[cid](prediction, row)
+            original, strict = original_rules[cid](row, prediction), strict_rules[cid](row, prediction)
             if original.passed != strict.passed:
                 failing_set, failing = (STRICT, strict) if original.passed else ("original", original)
                 found.append({"case_id": row["case_id"], "id": cid, "original": original.passed,
-                              "strict": strict.passed, "reason": cut(explain(cid, failing.detail, failing_set))})
+                              "strict": strict.passed, "reason": cut(failing.reason)})
     return found

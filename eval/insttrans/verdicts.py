@@ -2,18 +2,16 @@
 (`JudgeItem`), the verdicts the scorer takes (`JudgeResult`), and the validators of the two reply
 forms, `{"quality": S}` and `{"scores": {id: S, ...}}`, each S one of 0, 0.5 or 1.
 
-Each validator declares what the Judge client's repair turn restates (`form`, `values`) and what
---judge-structured asks an engine to enforce (`schema`); eval/judge_client.py parses the reply
-(`parse_verdict_object`) and knows no scale.
+Each validator is a `VerdictForm` that declares what the Judge client's repair turn restates
+(`form`, `values`: this benchmark's scale) and what --judge-structured asks an engine to enforce
+(`schema`); eval/judge_client.py parses the reply (`parse_verdict_object`) and knows no scale.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable
-
-from eval.judge_client import VerdictError, parse_verdict_object
+from eval.judge_client import VerdictError, VerdictForm, parse_verdict_object
 
 ALLOWED_SCORES = (0, 0.5, 1)
 SCALE = "each S is one of the numbers 0, 0.5 or 1"  # the repair turn's words for the scale
@@ -63,20 +61,18 @@ def object_schema(properties: dict) -> dict:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def validate_quality(text: str) -> dict:
+def _validate_quality(text: str) -> dict:
     """`{"quality": S}` and nothing else."""
     obj = parse_verdict_object(text)
     exact_keys(obj, ("quality",), "verdict keys")
     return {"quality": score_value(obj["quality"], "quality")}
 
 
-validate_quality.form = '{"quality": S}'
-validate_quality.values = SCALE
-validate_quality.schema = object_schema({"quality": SCORE_SCHEMA})
+validate_quality = VerdictForm(_validate_quality, '{"quality": S}', SCALE, object_schema({"quality": SCORE_SCHEMA}))
 
 
-def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
-    """A validator for `{"scores": {id: S, ...}}` with exactly `ids`."""
+def soft_validator(ids: tuple[str, ...] | list[str]) -> VerdictForm:
+    """The form `{"scores": {id: S, ...}}` with exactly `ids`."""
     expected = tuple(dict.fromkeys(ids))
 
     def validate_soft(text: str) -> dict:
@@ -88,7 +84,5 @@ def soft_validator(ids: tuple[str, ...] | list[str]) -> Callable[[str], dict]:
         exact_keys(scores, expected, "soft constraint ids")
         return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
 
-    validate_soft.form = json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S")
-    validate_soft.values = SCALE
-    validate_soft.schema = object_schema({"scores": object_schema({cid: SCORE_SCHEMA for cid in expected})})
-    return validate_soft
+    return VerdictForm(validate_soft, json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S"),
+                       SCALE, object_schema({"scores": object_schema({cid: SCORE_SCHEMA for cid in expected})}))

@@ -14,6 +14,7 @@ from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHo
                             ReleaseHooks, ReportHooks, scorer_version_option)
 from eval.config import RunConfig
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.sandglass import compare, failures, manifest, report_html
 from eval.sandglass.explorer import explorer_view
 from eval.sandglass.metrics import (HEADLINE_METRICS, OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables,
@@ -57,11 +58,11 @@ def count_syllables(text: str, lang: str) -> int:
 COUNTERS = {HARNESS: count_syllables}
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
-    """Syllables of every non-missing prediction in its target language (SPEC §8), then the item rows."""
-    from eval.counting import active_counter
-
-    count = active_counter() or COUNTERS[config.counter]  # the run's chosen counter (eval/pipeline.py sets it)
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig,
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[dict]:
+    """Syllables of every non-missing prediction in its target language (SPEC §8), then the item rows;
+    counted by the run's counter (the pipeline's scoring context), else the one `config` names."""
+    count = scoring.counter or COUNTERS[config.counter]
     items = []
     for row in rows:
         case_id = row["case_id"]

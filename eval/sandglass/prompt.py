@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from eval.judge_client import VerdictForm
 from eval.languages import ENGLISH_NAMES
 from eval.untrusted import delimited_block, delimiter_tag
 
@@ -61,7 +62,7 @@ def render_judge_prompt(row: dict, prediction: str) -> str:
 QUALITY_SCORES = (0, 0.5, 1)
 
 
-def validate_quality(text: str) -> dict:
+def _validate_quality(text: str) -> dict:
     """The prompt's reply form, `{"quality": S}` with S the number 0, 0.5 or 1, and nothing else."""
     from eval.judge_client import VerdictError, parse_verdict_object
 
@@ -77,7 +78,7 @@ def validate_quality(text: str) -> dict:
 
 
 # What the Judge client's repair turn restates and --judge-structured asks an engine to enforce (SPEC §10).
-validate_quality.form = '{"quality": S}'
-validate_quality.values = "each S is one of the numbers 0, 0.5 or 1"
-validate_quality.schema = {"type": "object", "properties": {"quality": {"type": "number", "enum": list(QUALITY_SCORES)}},
-                           "required": ["quality"], "additionalProperties": False}
+validate_quality = VerdictForm(
+    _validate_quality, '{"quality": S}', "each S is one of the numbers 0, 0.5 or 1",
+    {"type": "object", "properties": {"quality": {"type": "number", "enum": list(QUALITY_SCORES)}},
+     "required": ["quality"], "additionalProperties": False})

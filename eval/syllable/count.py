@@ -13,7 +13,7 @@ from eval.syllable.devanagari import _hindi_word_syllables
 from eval.syllable.latin import _latin_token_syllables
 from eval.syllable.resources import _num2words
 from eval.syllable.thai import _thai_syllables
-from eval.syllable.tokens import _LATIN_CHARS, _SYMBOL_SYLLABLES, _TOKEN_RE, _check_lang, _normalise, _tokens
+from eval.syllable.tokens import _LATIN_CHARS, _LATIN_LANGS, _SYMBOL_SYLLABLES, _TOKEN_RE, _check_lang, _normalise, _tokens
 
 
 def count_syllables(text: str, lang: str) -> int:
@@ -49,6 +49,7 @@ def _count_text(text: str, lang: str) -> int:
         text = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", "", text)  # mi-e, dă-mi, s-a: one word
     total = 0
     tokens = [(m.lastgroup, m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+    shouted = lang in _LATIN_LANGS and _is_shouted_line(tokens)
     for index, (kind, token, start, end) in enumerate(tokens):
         if kind == "num":
             total += _number_syllables(token, lang, _number_context(text[end:end + 6], lang))
@@ -56,10 +57,18 @@ def _count_text(text: str, lang: str) -> int:
             previous = tokens[index - 1] if index else None
             if previous and previous[0] == "num" and previous[3] == start and _is_ordinal_suffix(token, lang):
                 continue  # already read as an ordinal with its number
-            total += _latin_token_syllables(token, lang)
+            total += _latin_token_syllables(token, lang, shouted)
         else:
             total += _script_token_syllables(kind, token, lang)
     return total
+
+
+def _is_shouted_line(tokens: list[tuple[str, str, int, int]]) -> bool:
+    """A line written in capitals (a title, a slogan, a shout): at least two Latin-script words
+    and not one lower-case letter among them. Its short capitalised words are words (IT IS OK, NO
+    ME DIGAS), where in a line with lower case they are acronyms (I work in IT)."""
+    words = [token for kind, token, _, _ in tokens if kind == "latin" and any(c.isalpha() for c in token)]
+    return len(words) >= 2 and not any(c.islower() for word in words for c in word)
 
 
 def _script_token_syllables(kind: str, token: str, lang: str) -> int:

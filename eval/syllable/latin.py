@@ -21,10 +21,11 @@ from eval.syllable.tokens import _LATIN_LANGS
 # ---------------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=200_000)
-def _latin_token_syllables(token: str, lang: str) -> int:
+def _latin_token_syllables(token: str, lang: str, shouted: bool = False) -> int:
     """A Latin-script token. Inside a Latin-script language it follows that language's rules
     (CamelCase brand names and words with letters foreign to the language follow English);
-    inside any other script it follows English rules, letters named the English way."""
+    inside any other script it follows English rules, letters named the English way.
+    `shouted`: the token stands in a line written in capitals (count.py's _is_shouted_line)."""
     rules_lang = lang if lang in _LATIN_LANGS else "en"
     speller = lang if lang in _LETTER_SYLLABLES else "en"
     if rules_lang != "en" and _looks_english(token, rules_lang):
@@ -32,7 +33,7 @@ def _latin_token_syllables(token: str, lang: str) -> int:
     if _CAMEL_CASE.search(token) and token.lower() not in _cmu_syllables():
         pieces = _CAMEL_PIECES.findall(token)  # ChatGPT = Chat + GPT, OpenAI = Open + AI
         if len(pieces) > 1 and not token.lower().startswith(("mc", "mac")):
-            return sum(_latin_token_syllables(piece, lang) for piece in pieces)
+            return sum(_latin_token_syllables(piece, lang, shouted) for piece in pieces)
     if rules_lang == "en" and re.search(r"['\u2019]", token):
         lowered = token.lower().replace("\u2019", "'")
         if lowered in _cmu_syllables():
@@ -45,7 +46,7 @@ def _latin_token_syllables(token: str, lang: str) -> int:
         if elided:
             total += _latin_word_syllables(part.lower(), rules_lang)
         else:
-            total += _latin_part_syllables(part, rules_lang, speller)
+            total += _latin_part_syllables(part, rules_lang, speller, shouted)
     return total
 
 
@@ -107,9 +108,32 @@ def _is_shouted_word(part: str) -> bool:
     return len(part) >= 3 or part in _SHOUTED_SHORT_WORDS
 
 
-def _latin_part_syllables(part: str, rules_lang: str, speller: str) -> int:
+# Two-letter initialisms the CMU dictionary also lists as rare words (ai, id): spelled even in
+# a line written in capitals (AI IS THE FUTURE, SHOW YOUR ID).
+_INITIALISMS_OVER_WORDS = frozenset(("AI", "ID"))
+
+
+def _shouted_word_syllables(part: str, rules_lang: str) -> int | None:
+    """A capitalised word of two to six letters in a line written in capitals, read as a word:
+    in English when the CMU dictionary has it (which reads the initialisms it knows, FBI, TV,
+    USA, letter by letter), in the other languages when it has a vowel. None: not such a word."""
+    if not 2 <= len(part) <= 6 or not part.isupper() or part in _INITIALISMS_OVER_WORDS:
+        return None
+    if rules_lang == "en":
+        return _cmu_syllables().get(part.lower())
+    if not any(c in "aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿąęėįųıœæ" for c in part.lower()):
+        return None
+    return _latin_word_syllables(part.lower(), rules_lang) or None
+
+
+def _latin_part_syllables(part: str, rules_lang: str, speller: str, shouted: bool = False) -> int:
     """One word: an acronym is spelled (or read as a word), a vowelless lower-case word of two
-    to five letters is spelled too (tv, dvd), anything else follows the language's rules."""
+    to five letters is spelled too (tv, dvd), anything else follows the language's rules. In a
+    line written in capitals a short capitalised word is read as a word first (IT IS OK)."""
+    if shouted:
+        count = _shouted_word_syllables(part, rules_lang)
+        if count is not None:
+            return count
     if len(part) == 1:
         if part.isupper() and not (rules_lang == "pl" and part in "WZ"):
             count = _latin_word_syllables(part.lower(), rules_lang)

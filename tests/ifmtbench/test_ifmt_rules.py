@@ -95,6 +95,9 @@ LAYOUT_FAIL = [
     ("source_chunks disagree with the source", "a\nb", "\n", ["a"], "x\ny"),
     ("empty delimiter", "a\nb", "", ["a", "b"], "x\ny"),
     ("no delimiter", "a\nb", None, ["a", "b"], "x\ny"),
+    # str.count("") counts len + 1 "matches": without the empty-delimiter guard these would agree
+    ("empty delimiter, counts that would agree", "ab", "", [1, 2, 3, 4], "xy"),
+    ("no delimiter, counts that would agree", "ab", None, [1, 2, 3, 4], "xy"),
     ("no source_chunks (length 0)", "a", "\n", None, "x"),
     ("empty origin_text", "", "\n", [""], "x"),
     ("CRLF is not LF-only", "a\nb", "\r\n", ["a", "b"], "x\r\ny"),
@@ -308,6 +311,32 @@ def test_a_detail_names_at_most_five_terms_or_assets():
     assert check_assets(row(meta_data={"extracted_assets": assets}), "none").detail["lost"] == assets[:5]
 
 
+def test_a_glossary_that_cannot_be_checked_says_why_in_its_detail():
+    for terms in ({}, "", "not json", "[1]", None):
+        verdict = check_glossary(row(term_dict=terms), "x")
+        assert verdict.detail == {"reason": "term_dict is empty or not an object", "terms": 0}
+        assert not verdict.passed and verdict.reason == "term_dict is empty or not an object"
+    verdict = check_glossary(row(term_dict={"a": "b", "c": "d"}), "")
+    assert verdict.detail == {"reason": "the response is empty", "terms": 2} and not verdict.passed
+
+
+def test_an_empty_delimiter_fails_before_any_count():
+    """The original's split on an empty delimiter raises, and the row fails, whatever the counts."""
+    for delimiter in ("", None):
+        verdict = check_layout(layout_row("ab", delimiter, [1, 2, 3, 4]), "xy")
+        assert not verdict.passed and verdict.reason == "primary_delimiter is empty"
+
+
+def test_an_empty_source_fails_structured_even_where_the_structures_would_agree():
+    """An HTML row with an empty origin_text and a tag-less answer: both tag lists are empty, but the
+    original fails the row before it compares (as it fails an empty response)."""
+    for data_format in ("HTML", "html", "HTML片段"):
+        verdict = check_structured(row(origin_text="", data_format=data_format), "plain words, no tag")
+        assert not verdict.passed and verdict.reason == "origin_text is empty"
+    assert not check_structured(row(origin_text="<b>x</b>", data_format="HTML"), "").passed
+    assert check_structured(row(origin_text="<b>x</b>", data_format="HTML"), "<b>y</b>").passed
+
+
 def test_null_asset_list_passes():
     assert check_assets(row(meta_data={"extracted_assets": None}), "x").passed
 
@@ -361,3 +390,30 @@ def test_the_rules_grow_about_linearly(unit):
     small, large = unit * 10_000, unit * 80_000
     score_all(small)  # warm up
     assert _seconds(score_all, large) < 30 * max(_seconds(score_all, small), 5e-3)
+
+
+# ---------------------------------------------------------------------------------------------
+# The glossary rule runs once per row and run: the request builder's verdict, taken back once
+# ---------------------------------------------------------------------------------------------
+
+def test_a_remembered_glossary_verdict_is_taken_back_once_for_its_own_row_and_response(monkeypatch):
+    import eval.ifmtbench.rules as rules
+
+    calls = []
+    original = rules.check_glossary
+    monkeypatch.setattr(rules, "check_glossary", lambda data, response: calls.append(response) or original(data, response))
+    data = row(term_dict={"line": "Zeile"})
+    rules.forget_glossary_verdicts()
+    first = rules.glossary_verdict(data, "a line", remember=True)
+    assert not first.passed and calls == ["a line"]
+    assert rules.glossary_verdict(data, "a line") is first and calls == ["a line"]  # taken back, not run
+    assert rules.glossary_verdict(data, "a line") == first and len(calls) == 2  # taken back only once
+    rules.glossary_verdict(data, "a line")  # not remembered without `remember`
+    assert len(calls) == 3
+    rules.glossary_verdict(data, "a line", remember=True)
+    assert rules.glossary_verdict(dict(data), "a line") == first and len(calls) == 5  # another row object: run
+    assert rules.glossary_verdict(data, "eine Zeile").passed and len(calls) == 6  # another response: run
+    rules.glossary_verdict(data, "a line", remember=True)
+    rules.forget_glossary_verdicts()
+    rules.glossary_verdict(data, "a line")
+    assert len(calls) == 8  # forgotten: run again

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+import eval.ifmtbench.rules as rules
 from eval.ifmtbench.metrics import ifmt_metrics
 from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, render_rubric_prompt, validate_glossary,
                                    validate_rubric)
@@ -226,3 +227,33 @@ def test_the_explorer_view_shows_each_label_the_fallback_and_one_rubric_reply():
     assert view["facets"]["rows"] == "multi" and view["facets"]["failed"] == ["glossary", "style", "background"]
     assert view["texts"][0]["text"] == rows[0]["origin_text"]
     assert explorer_view(None, score)["texts"] == []
+
+
+def test_the_glossary_rule_runs_once_per_row_in_a_judged_run(monkeypatch):
+    rows = rows_of(ifmt_row("ok", ids=("glossary",), term_dict={"line": "line"}),
+                   ifmt_row("bad", ids=("glossary", "layout"), term_dict={"line": "Zeile"}),
+                   ifmt_row("soft", ids=("glossary", "style"), term_dict={"line": "Zeile"}),
+                   ifmt_row("none", ids=("glossary",), term_dict={"line": "x"}))
+    predictions = {"ok": "a line\nb", "bad": "a line\nb", "soft": "eine Zeile\nb", "none": None}
+    expected = {row["case_id"]: rules.check_glossary(row, predictions[row["case_id"]])
+                for row in rows if predictions[row["case_id"]]}
+    calls = []
+    original = rules.check_glossary
+
+    def counted(row, response, context=None):
+        calls.append(row["case_id"])
+        return original(row, response)
+
+    monkeypatch.setattr(rules, "check_glossary", counted)
+    requests = judge_requests(rows, predictions)
+    assert [(r.case_id, r.name) for r in requests if r.name == GLOSSARY] == [("bad", GLOSSARY)]
+    answers = {("bad", GLOSSARY): {"glossary": 0}, ("soft", RUBRIC): {"style": 5, "background": None}}
+    scores = score_rows(rows, predictions, verdicts(answers))
+    assert sorted(calls) == ["bad", "ok", "soft"]  # once each; none for the missing prediction
+    by_id = {score["case_id"]: score["constraints"][0] for score in scores}
+    assert by_id["ok"]["detail"] == {"method": "rule", **expected["ok"].detail} and by_id["ok"]["passed"]
+    assert by_id["bad"]["detail"]["rule"] == expected["bad"].detail and not by_id["bad"]["passed"]
+    assert by_id["soft"]["detail"] == {"method": "rule", **expected["soft"].detail}
+    calls.clear()
+    score_rows(rows, predictions, None)  # nothing remembered is taken twice: a second scoring runs it again
+    assert sorted(calls) == ["bad", "ok", "soft"]

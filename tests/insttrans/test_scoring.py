@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_row
-from eval.constraints import RULE_SETS
+from eval.constraints import CONSTRAINTS
 from eval.insttrans.scoring import MISSING_DETAIL, score_instance
 from eval.insttrans.verdicts import JudgeResult
-from eval.types import RuleVerdict
+from eval.rule_contract import ScoringContext, Verdict
 
 SOFT3 = ["style_consistency", "term_cross_sentence", "coref_resolution"]
 
@@ -140,12 +140,13 @@ def test_without_the_judge_if_score_is_exact_when_there_is_no_soft_id():
 def test_the_rule_set_chooses_the_hard_rule(monkeypatch):
     seen = []
 
-    def strict_social(prediction, row):
+    def strict_social(row, prediction, context):
         seen.append(prediction)
-        return RuleVerdict(False, {"rule": "stand-in"})
+        return Verdict(False, "stand-in", {"rule": "stand-in"})
 
-    monkeypatch.setitem(RULE_SETS, "stand-in", {**RULE_SETS["original"], "social_preserve": strict_social})
-    scored = score_instance(row_with(["social_preserve"]), "Hello #tag#", None, rule_set="stand-in")
+    rules = CONSTRAINTS["social_preserve"].rules
+    monkeypatch.setitem(rules, "stand-in", {version: strict_social for version in rules["original"]})
+    scored = score_instance(row_with(["social_preserve"]), "Hello #tag#", None, ScoringContext(rule_set="stand-in"))
     assert seen == ["Hello #tag#"]
     assert scored["constraints"][0]["detail"] == {"rule": "stand-in"} and scored["hard_pass"] is False
     assert score_instance(row_with(["social_preserve"]), "Hello #tag#", None)["hard_pass"] is True

@@ -3,6 +3,7 @@ its own request parameters (`PromptSet.params`)."""
 
 from __future__ import annotations
 
+from eval.judge_client import VerdictForm
 from eval.predictions import is_missing
 from eval.untrusted import delimited_block, delimiter_tag
 
@@ -31,7 +32,7 @@ def judge_requests(rows: list[dict], predictions: dict) -> list:
             for row in rows if not is_missing(predictions.get(row["case_id"]))]
 
 
-def validate_adequacy(text: str) -> dict:
+def _validate_adequacy(text: str) -> dict:
     """`{"quality": S}` with S the number 0, 0.5 or 1, and nothing else: the prompt's own reply form."""
     from eval.judge_client import VerdictError, parse_verdict_object
 
@@ -44,7 +45,6 @@ def validate_adequacy(text: str) -> dict:
     return {"quality": float(value)}
 
 
-validate_adequacy.form = '{"quality": S}'
-validate_adequacy.values = "S is 0, 0.5 or 1"
-validate_adequacy.schema = {"type": "object", "properties": {"quality": {"type": "number", "enum": [0, 0.5, 1]}},
-                            "required": ["quality"], "additionalProperties": False}
+validate_adequacy = VerdictForm(_validate_adequacy, '{"quality": S}', "S is 0, 0.5 or 1",
+                                {"type": "object", "properties": {"quality": {"type": "number", "enum": [0, 0.5, 1]}},
+                                 "required": ["quality"], "additionalProperties": False})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from eval.config import RunConfig
 from eval.predictions import is_missing
+from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, Verdict
 from eval.stats import headline_blocks, mean_or_none, rounded
 
 from .metrics import HEADLINE_METRICS
@@ -17,11 +18,15 @@ from .prompt import ADEQUACY
 from .rows import words
 from .rules import RULES
 
+MISSING = Verdict(False, "missing prediction")
 
-def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool) -> dict:
+
+def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: bool,
+              context: ScoringContext = DEFAULT_CONTEXT) -> dict:
     missing = is_missing(prediction)
-    verdicts = {name: (False, "missing prediction") if missing else rule(row, prediction) for name, rule in RULES.items()}
-    checks = [{"id": name, "kind": "hard", "passed": passed, "reason": reason} for name, (passed, reason) in verdicts.items()]
+    verdicts = {name: MISSING if missing else rule(row, prediction, context) for name, rule in RULES.items()}
+    checks = [{"id": name, "kind": "hard", "passed": verdict.passed, "reason": verdict.reason}
+              for name, verdict in verdicts.items()]
     hard_pass = int(all(check["passed"] for check in checks))
     adequacy = None if not judged else 0.0 if missing else float((verdict or {"quality": 0.0})["quality"])
     return {"case_id": row["case_id"], "genre": row["genre"], "target_lang": row["target_lang"],
@@ -31,10 +36,11 @@ def score_row(row: dict, prediction: str | None, verdict: dict | None, judged: b
             "words_over": max(0, (0 if missing else words(prediction)) - row["max_words"])}
 
 
-def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig) -> list[dict]:
+def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, config: RunConfig,
+               scoring: ScoringContext = DEFAULT_CONTEXT) -> list[dict]:
     judged = verdicts is not None
-    return [score_row(row, predictions.get(row["case_id"]), (verdicts or {}).get((row["case_id"], ADEQUACY)), judged)
-            for row in rows]
+    return [score_row(row, predictions.get(row["case_id"]), (verdicts or {}).get((row["case_id"], ADEQUACY)), judged,
+                      scoring) for row in rows]
 
 
 def by_genre(scores: list[dict]) -> dict:
