@@ -19,7 +19,7 @@ from eval.benchmark import (HARNESS, Benchmark, Derived, Mean, Metric, Option, P
 from eval.benchmarks import BENCHMARKS, option_flag
 from eval.config import RunConfig
 from eval.errors import ConfigError
-from eval.judge_client import VerdictError, repair_message
+from eval.judge_client import VerdictError, VerdictForm, repair_message
 from eval.pairing import headline_units
 from eval.pipeline import check_choices, scorer_version_block
 from eval.report import headline_rows
@@ -164,12 +164,9 @@ def test_the_repair_turn_restates_the_scale_the_form_declares():
     def bare(text: str) -> dict:
         return {}
 
-    def scaled(text: str) -> dict:
-        return {}
-
-    scaled.form, scaled.values = '{"grade": G}', "G is A, B or C"
+    scaled = VerdictForm(bare, '{"grade": G}', "G is A, B or C")
     error = VerdictError("not one JSON object")
     assert repair_message(error, scaled).endswith('of the form {"grade": G}, where G is A, B or C, and nothing else.')
     assert repair_message(error, bare).endswith("of the form the JSON object the instructions above ask for, "
                                                 "and nothing else.")
-    assert "0.5" not in repair_message(error, bare)
+    assert "0.5" not in repair_message(error, bare) and "0.5" not in repair_message(error, VerdictForm(bare, "{}"))
