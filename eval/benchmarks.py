@@ -29,6 +29,28 @@ def get_benchmark(name: str) -> Benchmark:
         raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None
 
 
+def listed(items) -> str:
+    """"a, b or c", for a help text."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def titles_listed() -> str:
+    """"A, B or C": the registry's benchmark titles, for a help text."""
+    return listed(bench.title for bench in BENCHMARKS.values())
+
+
+def hub_files() -> tuple[str, ...]:
+    """Every benchmark's release data file names (`ReleaseHooks.hub_files`), for recognising a snapshot folder."""
+    return tuple(name for bench in BENCHMARKS.values() for name in bench.release.hub_files)
+
+
+def option_flag(name: str) -> str:
+    """The command-line flag of a benchmark option (`Benchmark.options`), as the registry declares it."""
+    declared = (option.flag for bench in BENCHMARKS.values() for option in bench.options if option.name == name)
+    return next(declared, "--" + name.replace("_", "-"))
+
+
 def recognise(row: object) -> str:
     """The benchmark whose `looks_like` accepts the row; the default when none does."""
     others = [bench for name, bench in BENCHMARKS.items() if name != DEFAULT_BENCHMARK]
@@ -44,9 +66,9 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
         from eval.hub import resolve_data_file
 
         for bench in BENCHMARKS.values():  # a folder that holds a benchmark's own data files
-            if bench.dataset_files is not None and Path(dataset).is_dir() and bench.dataset_files(Path(dataset)):
+            if bench.data.dataset_files is not None and Path(dataset).is_dir() and bench.data.dataset_files(Path(dataset)):
                 return bench.name
-        data_file = resolve_data_file(dataset)  # a file, a snapshot's data file, the hub's cached file
+        data_file = resolve_data_file(dataset, hub_files())  # a file, a snapshot's data file, the hub's cached file
         if data_file is None or data_file.suffix != ".jsonl":
             others = [name for name in BENCHMARKS if name != DEFAULT_BENCHMARK]
             return next((name for name in others if name in dataset.lower()), DEFAULT_BENCHMARK)
@@ -66,7 +88,7 @@ def other_benchmark_line_hint(running: str, entry: dict) -> str | None:
     """"run them with --benchmark NAME" when a predictions line without case_id has the keys of
     another benchmark's own line form (IFMTBench's {md5, response})."""
     for bench in BENCHMARKS.values():
-        if bench.name != running and bench.prediction_line_keys and bench.prediction_line_keys <= entry.keys():
+        if bench.name != running and bench.data.prediction_line_keys and bench.data.prediction_line_keys <= entry.keys():
             return _run_them_with(bench)
     return None
 
@@ -87,7 +109,7 @@ def other_benchmark_hint(running: str, case_id: str) -> str | None:
     for bench in BENCHMARKS.values():
         if bench.name == running:
             continue
-        claimed = bench.release_case_id is not None and bench.release_case_id.match(case_id)
+        claimed = bench.release.release_case_id is not None and bench.release.release_case_id.match(case_id)
         if claimed or (bench.default_data.is_file() and quoted in bench.default_data.read_text(encoding="utf-8")):
             return _run_them_with(bench)
     return None

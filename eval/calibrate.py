@@ -202,7 +202,7 @@ def bundled_requests(bench, prompts, with_probes: bool = True) -> tuple[list[dic
     """A benchmark's known-answer items, its probes, and their Judge requests under `prompts`."""
     from eval.data import read_rows_from_files
 
-    files = (bench.dataset_files(bench.default_data) if bench.dataset_files else None) or [bench.default_data]
+    files = (bench.data.dataset_files(bench.default_data) if bench.data.dataset_files else None) or [bench.default_data]
     rows = {row["case_id"]: row for row in read_rows_from_files(files, bench.validate_rows).rows}
     items = read_items(CALIBRATION_DIR / f"{bench.name}.jsonl")
     probes_path = CALIBRATION_DIR / f"{bench.name}.probes.jsonl"

@@ -10,13 +10,28 @@ import gc
 import os
 from pathlib import Path
 
-from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark
+from eval.benchmark import Benchmark, Option
+from eval.benchmarks import BENCHMARKS, detect_benchmark, get_benchmark, listed, titles_listed
 from eval.config import HARNESS, PROTOCOLS, RELEASE, DataSource, RunConfig
 from eval.errors import ConfigError
 from eval.exits import Terminated, run_cli  # noqa: F401  (the scripts' edge, re-exported)
 from eval.flags import HarnessParser
 
 BARE_DATASET = "\0bare"  # `--dataset` without a name: the benchmark's own hub id
+
+
+NO_HUB_ID = "the release folder's path"  # a benchmark whose release is no hub dataset
+
+
+def bundled_data(bench: Benchmark) -> str:
+    """A benchmark's bundled set as a path from the checkout (a folder with a trailing /)."""
+    from eval.paths import ROOT
+
+    try:
+        shown = bench.default_data.relative_to(ROOT).as_posix()
+    except ValueError:
+        shown = bench.default_data.as_posix()
+    return shown + "/" if bench.default_data.is_dir() else shown
 
 
 # ---------------------------------------------------------------------------------------------
@@ -27,19 +42,20 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     """--benchmark, --data (alias --data-file, as the original scripts spell it), --dataset, --limit."""
     group = parser.add_argument_group("Data")
     group.add_argument("--benchmark", choices=("auto", *BENCHMARKS), default="auto",
-                       help="which benchmark the data belongs to: insttrans (InstTrans-Bench), sandglass "
-                            "(Sandglass-Bench) or ifmtbench (IFMTBench) (default: auto, recognised from the "
-                            "first data row; a hub --dataset by its name). Each benchmark has its own bundled "
-                            "data (data/test.jsonl, data/sandglass/test.jsonl, data/ifmtbench/data/) and, in "
-                            "evaluate.py, its own default Judge model")
+                       help="which benchmark the data belongs to: " + listed(f"{name} ({bench.title})"
+                                                                               for name, bench in BENCHMARKS.items())
+                            + " (default: auto, recognised from the first data row; a hub --dataset by its name). "
+                            "Each benchmark has its own bundled data (" + ", ".join(bundled_data(bench) for bench in
+                                                                                      BENCHMARKS.values())
+                            + ") and, in evaluate.py, its own default Judge model")
     source = group.add_mutually_exclusive_group()
     source.add_argument("--data", "--data-file", dest="data", type=Path, default=None, action="append",
                         help="data JSONL file (default: the benchmark's bundled set); give it again to read "
-                             "several files in order (IFMTBench's single- and multi-constraint files)")
+                             "several files in order (a benchmark whose data comes in several files)")
     source.add_argument("--dataset", nargs="?", const=BARE_DATASET, default=None, metavar="NAME",
                         help="load the test split with `datasets`: a hub id, a snapshot directory or a file "
-                             "(default name: IndexTeam/InstTrans-Bench, or IndexTeam/Sandglass-Bench; "
-                             "IFMTBench: the release folder's path)")
+                             "(default name: " + "; ".join(f"{bench.title}: {bench.data.default_dataset or NO_HUB_ID}"
+                                                           for bench in BENCHMARKS.values()) + ")")
     group.add_argument("--limit", type=int, default=None, metavar="N",
                        help="use only the first N rows (a smoke run; never formal)")
 
@@ -55,8 +71,8 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="hard rules only: offline and reproducible, never formal")
     group.add_argument("--judge-model", default=None,
                        help="Judge model name; gpt-5*, gpt-6*, o1*, o3*, o4* (last '/' segment) use /responses, "
-                            "others /chat/completions (default: gpt-5.6-sol; Sandglass: gemini-2.5-flash; "
-                            "IFMTBench: gpt-4o)")
+                            "others /chat/completions (default: " + "; ".join(
+                                f"{bench.title}: {bench.default_judge_model}" for bench in BENCHMARKS.values()) + ")")
     group.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int,
                        default=defaults.DEFAULT_CONCURRENCY, metavar="N",
                        help="requests in flight at once (default: %(default)s)")
@@ -77,7 +93,10 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                             "naming what was wrong; 0 aborts at once as the original release did (default: %(default)s)")
     group.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
                        help="the Judge reply's token limit (max_tokens; max_output_tokens on /responses) instead of "
-                            "the request's own (2048, IFMTBench 8192, /responses 4096); recorded in the signature "
+                            "the request's own (2048, " + "".join(
+                                f"{bench.title} {bench.prompt_sets[HARNESS].params['max_tokens']}, "
+                                for bench in BENCHMARKS.values() if "max_tokens" in (bench.prompt_sets[HARNESS].params or {}))
+                            + "/responses 4096); recorded in the signature "
                             "only when set. Lower it to fail sooner on a Judge that loops")
     group.add_argument("--judge-structured", nargs="?", const="json_schema", default=False,
                        choices=("json_schema", "json_object"), metavar="FORM",
@@ -88,9 +107,35 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="SQLite response cache (default: <output-dir>/judge_cache.sqlite)")
 
 
+def declared_options() -> dict[str, list[tuple[Benchmark, Option]]]:
+    """{flag: [(benchmark, its declaration)]}: the benchmarks' own options (`Benchmark.options`),
+    in registry order; a flag several benchmarks declare is one flag."""
+    flags: dict[str, list[tuple[Benchmark, Option]]] = {}
+    for bench in BENCHMARKS.values():
+        for option in bench.options:
+            flags.setdefault(option.flag, []).append((bench, option))
+    return flags
+
+
+def add_option_arguments(parser: argparse.ArgumentParser) -> None:
+    """The "Rules" group: one flag per option the registry's benchmarks declare. An option without
+    a metavar lists its choices (every benchmark's, in order); one with a metavar names each
+    benchmark's choices in its help text, where `{choices}` stands."""
+    group = parser.add_argument_group("Rules")
+    for flag, declared in declared_options().items():
+        first = declared[0][1]
+        if first.metavar is None:
+            choices = list(dict.fromkeys(choice for _, option in declared for choice in option.choices))
+            group.add_argument(flag, dest=first.name, choices=choices, default=None, help=first.help)
+        else:
+            listed = "; ".join(f"{bench.title}: {', '.join(option.choices)}" for bench, option in declared)
+            group.add_argument(flag, dest=first.name, default=None, metavar=first.metavar,
+                               help=first.help.replace("{choices}", listed))
+
+
 def evaluate_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(
-        description="Score predictions of InstTrans-Bench, Sandglass-Bench or IFMTBench (recognised from the data). "
+        description=f"Score predictions of {titles_listed()} (recognised from the data). "
                     "Writes scores.jsonl, summary.json, report.md, report.html and explorer.html (and with --oracle "
                     "oracle_failures.jsonl) to --output-dir, "
                     "and the Judge cache judge_cache.sqlite beside them.")
@@ -113,15 +158,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
     io.add_argument("--log-samples", action="store_true",
                     help="scores.jsonl rows also carry the prediction and the model input (off by default)")
     add_data_arguments(parser)
-    rules = parser.add_argument_group("Rules")
-    rule_sets = sorted({name for bench in BENCHMARKS.values() for name in bench.options.get("rule_set", ())})
-    rules.add_argument("--rule-set", choices=rule_sets, default=None,
-                       help="hard-rule semantics (default: the original scorer's)")
-    versions = "; ".join(f"{bench.title}: {', '.join(bench.options['scorer_version'])}"
-                         for bench in BENCHMARKS.values() if "scorer_version" in bench.options)
-    rules.add_argument("--scorer-version", default=None, metavar="NAME",
-                       help=f"the official scorer version whose rules score the run, newest first and by "
-                            f"default ({versions}; docs/protocol.md lists what differs)")
+    add_option_arguments(parser)
     add_judge_arguments(parser)
     parser.add_argument_group("Judge calibration").add_argument(
         "--judge-calibration", type=Path, default=None, metavar="FILE",
@@ -199,7 +236,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
 
 def prepare_parser() -> argparse.ArgumentParser:
     parser = HarnessParser(description="Export model inputs (case_id + chat messages), never the reference, for "
-                                       "InstTrans-Bench, Sandglass-Bench or IFMTBench data.")
+                                       f"{titles_listed()} data.")
     parser.add_argument("--output", type=Path, required=True, help="JSONL file to write")
     add_data_arguments(parser)
     # issue 32: --format openai-batch writes Batch API request lines with predict.py's own model flags
@@ -230,7 +267,7 @@ def benchmark_and_source(args: argparse.Namespace) -> tuple[str, DataSource]:
     if args.benchmark != "auto" and paths and paths[0].is_file():
         refuse_other_benchmarks_data(args.benchmark, paths[0])
     if args.dataset == BARE_DATASET:
-        dataset = get_benchmark(benchmark).default_dataset
+        dataset = get_benchmark(benchmark).data.default_dataset
     return benchmark, DataSource(path=paths[0] if paths else None, dataset=dataset, more_paths=paths[1:])
 
 
@@ -304,9 +341,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     judge = cost_settings(args, judge)  # issue 32: --judge-price, --judge-budget, --estimate
     return RunConfig(benchmark=benchmark, predictions=args.predictions, output_dir=args.output_dir, source=source,
                      limit=args.limit, case_ids=args.case_ids, judge=judge,
-                     options={key: value for key, value in (("rule_set", args.rule_set),
-                                                            ("scorer_version", args.scorer_version))
-                              if value is not None},
+                     options={declared[0][1].name: getattr(args, declared[0][1].name)
+                              for declared in declared_options().values()
+                              if getattr(args, declared[0][1].name, None) is not None},
                      judge_cache=args.judge_cache, quiet=args.quiet, log_samples=args.log_samples,
                      judge_calibration=getattr(args, "judge_calibration", None), protocol=args.protocol, release_dir=args.release_dir,
                      trust_release_code=args.trust_release_code, only=args.only, exclude=args.exclude,

@@ -3,7 +3,7 @@
     python -m eval.compare RUN_A RUN_B [RUN_C ...] [--json PATH] [--seed N] [--resamples N] [--force]
 
 A RUN is an output directory of evaluate.py (any benchmark: each declares the per-unit values of
-its metrics, `Benchmark.compare_units`, and compare only resamples them). Instances are paired by case_id;
+its metrics, `Benchmark.compare_groups`, and compare only resamples them). Instances are paired by case_id;
 every metric is a weighted mean over paired units, so one bootstrap weight matrix and one sign
 matrix serve every metric at once (sacreBLEU's paired bootstrap and `--paired-ar`, vectorised).
 With more than two runs each is compared with the first.
@@ -457,7 +457,7 @@ def same_predictions(a: Run, b: Run, case_ids: list[str]) -> tuple[bool | None, 
     """(same?, how we know). Rows that carry the prediction (the benchmark's `prediction_field`)
     are compared text by text; otherwise the summaries' predictions-file SHA-256. Without either
     it cannot be told (None)."""
-    field_name = a.bench.prediction_field
+    field_name = a.bench.data.prediction_field
     if field_name is not None:
         same = all(a.scores[cid].get(field_name) == b.scores[cid].get(field_name) for cid in case_ids)
         return same, f"the prediction texts in scores.jsonl ({field_name})"
@@ -476,13 +476,13 @@ def judge_agreement(a: Run, b: Run, case_ids: list[str]) -> dict:
     judged = [cid for cid in case_ids if a.scores[cid].status is Status.OK and b.scores[cid].status is Status.OK]
     kinds: dict[str, tuple[list[float], list[float]]] = {}
     for cid in judged:
-        labels_a, labels_b = bench.judge_labels(a.scores[cid]), bench.judge_labels(b.scores[cid])
+        labels_a, labels_b = bench.judge.judge_labels(a.scores[cid]), bench.judge.judge_labels(b.scores[cid])
         for kind, label in labels_a.items():
             if kind in labels_b:
                 pair = kinds.setdefault(kind, ([], []))
                 pair[0].append(label)
                 pair[1].append(labels_b[kind])
-    order = list(bench.judge_label_order)
+    order = list(bench.judge.judge_label_order)
     ranked = sorted(kinds, key=lambda kind: order.index(kind) if kind in order else len(order))
     return {kind: agreement(*kinds[kind]) for kind in ranked}
 
@@ -517,9 +517,9 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
     if not paired:
         raise CompareError(f"{a.name} and {b.name} have no case_id in common", "compare runs of the same data")
     bench = a.bench
-    sections: dict[str, dict] = {"metrics": {}, "by_constraint": {}, **{name: {} for name in bench.compare_sections}}
+    sections: dict[str, dict] = {"metrics": {}, "by_constraint": {}, **{name: {} for name in bench.compare.compare_sections}}
     try:
-        statistics = [paired_statistics(group, resamples, seed) for group in bench.compare_units(a, b, paired)]
+        statistics = [paired_statistics(group, resamples, seed) for group in bench.compare_groups(a, b, paired)]
     except BROKEN as error:  # a score row or summary without what its benchmark's rows hold
         raise blame([a, b], _units_probe, "compare", error) from None
     for group_statistics in statistics:
@@ -546,7 +546,7 @@ def compare_runs(a: Run, b: Run, seed: int = DEFAULT_SEED, resamples: int = DEFA
 
 def _units_probe(run: Run) -> None:
     """A run's metrics against itself: what compare reads of each row and of the summary."""
-    for group in run.bench.compare_units(run, run, list(run.scores)):
+    for group in run.bench.compare_groups(run, run, list(run.scores)):
         if run.scores:  # with no row, only what compare reads of the summary
             paired_statistics(group, 100, 0)
 
@@ -626,7 +626,7 @@ def format_report(result: dict) -> str:
     bench = get_benchmark(result["runs"][0]["benchmark"])
     lines = []
     for comparison in result["comparisons"]:
-        lines += format_comparison(comparison, bench.lower_is_better(), bench.compare_sections) + [""]
+        lines += format_comparison(comparison, bench.lower_is_better(), bench.compare.compare_sections) + [""]
     lines.append(f"* p < {SIGNIFICANCE}, ** p < 0.01 (paired approximate randomization, {result['resamples']} "
                  f"resamples, seed {result['seed']}); CI: paired bootstrap percentile interval. "
                  "p-values are not corrected for the number of metrics.")
@@ -642,7 +642,7 @@ def format_latex(result: dict) -> str:
     tables = []
     for comparison in result["comparisons"]:
         body = []
-        for name, stats in metric_rows(comparison, bench.compare_sections):
+        for name, stats in metric_rows(comparison, bench.compare.compare_sections):
             depth = len(name) - len(name.lstrip(" "))
             label = r"\quad " * (depth // 2) + latex_escape(name.strip())
             if name.split()[-1] in bench.lower_is_better():

@@ -2,7 +2,7 @@
 
 The metric deltas of each comparison with their 95% intervals and p-values as an SVG chart, and
 every instance whose verdict or score changed between the first run and any other, side by side,
-with the facets the benchmark declares (`Benchmark.explorer_view`, as in explorer.html). The
+with the facets the benchmark declares (`ReportHooks.explorer_view`, as in explorer.html). The
 changed instances are computed from the runs' scores.jsonl rows alone: an instance is listed when
 any of its checks' verdicts or any of its numbers differ (`changed_case_ids`).
 """
@@ -47,7 +47,7 @@ def outcome_key(view: dict) -> tuple:
 
 def views_of(run: Run) -> dict[str, dict]:
     bench = _bench(run)
-    view_of = (bench.explorer_view or generic_view) if bench else generic_view
+    view_of = (bench.reports.explorer_view or generic_view) if bench else generic_view
     return {case_id: view_of(None, score) for case_id, score in run.scores.items()}
 
 
@@ -242,7 +242,7 @@ def render_compare_html(result: dict, runs: list[Run]) -> str:
     """The whole compare page for `compare()`'s result over `runs` (the first is A)."""
     bench = _bench(runs[0])
     lower_is_better = bench.lower_is_better() if bench else frozenset()
-    sections = bench.compare_sections if bench else ()
+    sections = bench.compare.compare_sections if bench else ()
     charts = "".join(f"<div class=\"chart\">{delta_chart_svg(comparison, lower_is_better, sections=sections)}</div>"
                      for comparison in result["comparisons"])
     legend = (f"<p class=\"legend\">dot: B − A; line: 95% paired-bootstrap interval; p: paired approximate "

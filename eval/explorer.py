@@ -3,7 +3,7 @@
 The page is one self-contained file: the instances as JSON inside a `<script type="application/json">`
 block, and a small hand-written script (eval/explorer_assets.py) that renders them with textContent
 only. Which facets, numbers, texts and checks an instance has is the benchmark's business
-(`Benchmark.explorer_view`); this module knows none of them. eval/compare_html.py builds its page of
+(`ReportHooks.explorer_view`); this module knows none of them. eval/compare_html.py builds its page of
 changed instances from the same pieces.
 
 Escaping: the JSON is written with every `<`, `>` and `&` as a \\u escape, so no text from data,
@@ -87,7 +87,7 @@ def iter_explorer_items(bench, rows: list[dict], predictions: dict, scores: list
                         diagnostic_case_ids: dict[str, list[str]] | None = None) -> Iterator[dict]:
     """The instances one at a time (the page serialises each and lets it go). The wrapper
     diagnostics come from the summary's `diagnostic_case_ids` when given, else are computed here."""
-    view_of = bench.explorer_view or generic_view
+    view_of = bench.reports.explorer_view or generic_view
     named: dict[str, list[str]] = {}
     for name, case_ids in (diagnostic_case_ids or {}).items():
         for case_id in case_ids:
@@ -97,7 +97,7 @@ def iter_explorer_items(bench, rows: list[dict], predictions: dict, scores: list
         if diagnostic_case_ids is not None or is_missing(prediction):
             diagnostics = named.get(score.case_id, [])
         else:
-            found = wrapper_diagnostics(prediction, bench.diagnostics_source(row), bench.diagnostics_target(row))
+            found = wrapper_diagnostics(prediction, bench.data.diagnostics_source(row), bench.data.diagnostics_target(row))
             diagnostics = [name for name, present in found.items() if present]
         yield instance_item(view_of(row, score), score, prediction, diagnostics)
 

@@ -1,7 +1,7 @@
 """The report's failures section (SPEC §11): which instances failed, and why, in one line each.
 
 scores.jsonl stays the complete record; this is the readable view of it. Each benchmark gives its
-own lists (`Benchmark.failure_lists`) in three kinds this module writes: `hard` (per rule the
+own lists (`ReportHooks.failure_lists`) in three kinds this module writes: `hard` (per rule the
 failing case_ids with the one-line reason it writes), `tables` (any other list, as a heading,
 columns and rows whose first cell is a case_id: Sandglass's largest syllable misses) and `judge`
 (per name the lowest Judge scores, each list with its `kind`: "soft" for a soft constraint,
@@ -64,14 +64,14 @@ def failures(scores: list[ScoreRow], summary: dict | None = None, predictions: d
 
     `predictions` ({case_id: text}) and `source_texts` give the diagnostics directly; without
     them they come from `summary["predictions"]["diagnostic_case_ids"]` (or from the prediction
-    text the rows carry, `bench.prediction_field`). The lists are the benchmark's own
-    (`bench.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
+    text the rows carry, `bench.data.prediction_field`). The lists are the benchmark's own
+    (`bench.reports.failure_lists`), capped at `cap`, in data order (soft: lowest score first).
     """
     missing = [score.case_id for score in scores if score.missing]
     result: dict = {"benchmark": bench.name, "cap": cap,
                     "n": len(scores), "missing": {"count": len(missing), "case_ids": missing[:cap]}}
-    result.update(bench.failure_lists(scores, summary, cap))
-    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.prediction_field)
+    result.update(bench.reports.failure_lists(scores, summary, cap))
+    result["diagnostics"] = _diagnostics(scores, summary, predictions, source_texts, cap, bench.data.prediction_field)
     return result
 
 

@@ -37,6 +37,13 @@ class HarnessParser(argparse.ArgumentParser):
                 self.error(unknown_flag_message(name, self.long_flags()))
         return super().parse_args(argv, namespace)
 
+    def format_help(self) -> str:
+        """A description given as a function is built only when help is shown (a text that names
+        the registry's benchmarks costs their import, which a command's own work may not need)."""
+        if callable(self.description):
+            self.description = self.description()
+        return super().format_help()
+
     def long_flags(self) -> list[str]:
         return sorted(flag for flag in self._option_string_actions if flag.startswith("--"))
 

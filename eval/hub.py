@@ -14,8 +14,6 @@ from pathlib import Path
 
 from eval.errors import DataError
 
-# The data files of the two official releases, inside their repositories (SPEC §9).
-RELEASE_FILES = ("data/test.jsonl", "sandglass_bench.jsonl")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 _SAVED_TO_DISK_MARKERS = ("dataset_dict.json", "state.json")
 
@@ -92,13 +90,13 @@ def is_saved_to_disk(directory: Path) -> bool:
     return any((directory / marker).is_file() for marker in _SAVED_TO_DISK_MARKERS)
 
 
-def test_split_files(directory: Path) -> tuple[str, list[Path], bool]:
+def test_split_files(directory: Path, release_files: tuple[str, ...] = ()) -> tuple[str, list[Path], bool]:
     """(split, its data files, whether `datasets` resolved them) of a dataset-repository folder.
 
     `datasets`' own resolution first (README configs, file-name patterns): the `test` split, else
     the only split. A release repository also holds code (`eval/` reads as a validation split to
     those patterns) and manifest.json, so when that resolution fails or finds no test split, the
-    releases' own data file names are used."""
+    releases' own data file names are used (`release_files`: the benchmarks' `ReleaseHooks.hub_files`)."""
     from datasets import load_dataset_builder
 
     try:
@@ -108,35 +106,35 @@ def test_split_files(directory: Path) -> tuple[str, list[Path], bool]:
     split = "test" if "test" in data_files else next(iter(data_files)) if len(data_files) == 1 else None
     if split is not None:
         return split, [Path(str(path)) for path in data_files[split]], True
-    files = [directory / name for name in RELEASE_FILES if (directory / name).is_file()]
+    files = [directory / name for name in release_files if (directory / name).is_file()]
     if len(files) != 1:
-        raise DataError(f"dataset {directory}: no test split, and no single {' or '.join(RELEASE_FILES)}",
+        raise DataError(f"dataset {directory}: no test split, and no single {' or '.join(release_files) or 'data file'}",
                         "point --data at the data file")
     return "test", files, False
 
 
-def snapshot_data_file(directory: Path) -> Path | None:
+def snapshot_data_file(directory: Path, release_files: tuple[str, ...] = ()) -> Path | None:
     """The one data file of a snapshot folder's test split (None when it has several or none)."""
     if is_saved_to_disk(directory):
         return None
     try:
-        _, files, _ = test_split_files(directory)
+        _, files, _ = test_split_files(directory, release_files)
     except DataError:
         return None
     return files[0] if len(files) == 1 and files[0].is_file() else None
 
 
-def resolve_data_file(spec: str) -> Path | None:
+def resolve_data_file(spec: str, release_files: tuple[str, ...] = ()) -> Path | None:
     """The file whose bytes identify the data `--dataset spec` loads (SPEC §9), or None when the
     data has no file (a `save_to_disk` folder, a hub dataset missing from the local cache)."""
     path = Path(spec)
     if path.is_file():
         return path
     directory = path if path.is_dir() else cached_snapshot(spec)
-    return None if directory is None else snapshot_data_file(directory)
+    return None if directory is None else snapshot_data_file(directory, release_files)
 
 
-def load_test_split(name: str):
+def load_test_split(name: str, release_files: tuple[str, ...] = ()):
     """(the test split as a `datasets.Dataset`, the data file it was read from or None).
 
     The hub is tried first, the real download path (it fills the local hub cache); only when that
@@ -152,14 +150,14 @@ def load_test_split(name: str):
     if path.is_dir():
         if is_saved_to_disk(path):
             return _one_split(load_from_disk(str(path)), name), None
-        return _load_directory(path)
+        return _load_directory(path, release_files)
     offline = hub_offline()
     unreachable = None if offline or not is_hub_id(name) else hub_unreachable(name)
     if unreachable is not None:
         snapshot = cached_snapshot(name)
         if snapshot is None:
             raise not_cached_error(name, f"the hub cannot be reached ({unreachable})")
-        return _load_directory(snapshot)
+        return _load_directory(snapshot, release_files)
     try:
         dataset = load_dataset(name, split="test")
     except Exception:
@@ -168,15 +166,15 @@ def load_test_split(name: str):
             if offline and is_hub_id(name):
                 raise not_cached_error(name, "HF_HUB_OFFLINE is set") from None
             raise
-        return _load_directory(snapshot)
-    return dataset, resolve_data_file(name)
+        return _load_directory(snapshot, release_files)
+    return dataset, resolve_data_file(name, release_files)
 
 
-def _load_directory(directory: Path):
+def _load_directory(directory: Path, release_files: tuple[str, ...] = ()):
     """A snapshot folder's test split through `datasets`, and its data file (None if several)."""
     from datasets import load_dataset
 
-    split, files, resolved = test_split_files(directory)
+    split, files, resolved = test_split_files(directory, release_files)
     if resolved:
         dataset = load_dataset(str(directory), split=split)
     else:

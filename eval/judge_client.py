@@ -73,7 +73,6 @@ QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
 REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 CONFIG_STATUSES = frozenset({400, 401, 403, 404})
-ALLOWED_SCORES = (0, 0.5, 1)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -223,38 +222,17 @@ def parse_verdict_object(text: str) -> dict:
     return value
 
 
-def score_value(value: object, name: str) -> float:
-    """A JSON number equal to 0, 0.5 or 1; a boolean or a string is not a score."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in ALLOWED_SCORES:
-        raise VerdictError(f"{name} = {json.dumps(value)} is not one of the numbers 0, 0.5, 1")
-    return float(value) + 0.0  # -0.0 becomes 0.0
-
-
-def _exact_keys(obj: dict, expected: tuple[str, ...], where: str) -> None:
-    missing = [key for key in expected if key not in obj]
-    extra = [key for key in obj if key not in expected]
-    if missing or extra:
-        parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {extra}"] if extra else [])
-        raise VerdictError(f"{where}: " + ", ".join(parts))
-
-
-SCORE_SCHEMA = {"type": "number", "enum": list(ALLOWED_SCORES)}
-
-
-def _object_schema(properties: dict) -> dict:
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
-
 @dataclass(frozen=True)
 class VerdictForm:
     """What a Judge reply must be (SPEC §10): the validator that reads it (calling the form calls
     it), the JSON object as the repair turn restates it (`form`), what its values may be
-    (`values`: a benchmark's own scale), and the JSON schema --judge-structured asks an engine to
-    enforce (None: the form has none, and a structured run sends none)."""
+    (`values`: the prompt's own scale, restated by the repair turn; None: nothing to restate), and
+    the JSON schema --judge-structured asks an engine to enforce (None: the form has none, and a
+    structured run sends none). Each benchmark declares its forms (eval/insttrans/verdicts.py)."""
 
     validate: Callable[[str], dict]
     form: str = "the JSON object the instructions above ask for"
-    values: str = "each S is one of the numbers 0, 0.5 or 1"
+    values: str | None = None
     schema: dict | None = None
 
     def __call__(self, text: str) -> dict:
@@ -267,16 +245,6 @@ def verdict_form(validate: "VerdictForm | Callable[[str], dict]") -> VerdictForm
     return validate if isinstance(validate, VerdictForm) else VerdictForm(validate)
 
 
-def _validate_quality(text: str) -> dict:
-    """`{"quality": S}` and nothing else."""
-    obj = parse_verdict_object(text)
-    _exact_keys(obj, ("quality",), "verdict keys")
-    return {"quality": score_value(obj["quality"], "quality")}
-
-
-validate_quality = VerdictForm(_validate_quality, '{"quality": S}', schema=_object_schema({"quality": SCORE_SCHEMA}))
-
-
 def verdict_schema(validate: "VerdictForm | Callable[[str], dict]") -> dict | None:
     """The JSON schema of the verdict a validator accepts (None for a validator that has none)."""
     return verdict_form(validate).schema
@@ -285,25 +253,9 @@ def verdict_schema(validate: "VerdictForm | Callable[[str], dict]") -> dict | No
 def repair_message(error: VerdictError, validate: "VerdictForm | Callable[[str], dict]") -> str:
     """The repair turn's user message (version REPAIR_VERSION): what was wrong, and the allowed form."""
     form = verdict_form(validate)
+    where = f", where {form.values}" if form.values else ""
     return (f"Your reply is not a valid verdict: {error}. Reply again with exactly one JSON object of the form "
-            f"{form.form}, where {form.values}, and nothing else.")
-
-
-def soft_validator(ids: tuple[str, ...] | list[str]) -> VerdictForm:
-    """The form `{"scores": {id: S, ...}}` with exactly `ids`."""
-    expected = tuple(dict.fromkeys(ids))
-
-    def validate_soft(text: str) -> dict:
-        obj = parse_verdict_object(text)
-        _exact_keys(obj, ("scores",), "verdict keys")
-        scores = obj["scores"]
-        if not isinstance(scores, dict):
-            raise VerdictError('"scores" is not an object')
-        _exact_keys(scores, expected, "soft constraint ids")
-        return {"scores": {cid: score_value(scores[cid], cid) for cid in expected}}
-
-    return VerdictForm(validate_soft, json.dumps({"scores": {cid: "S" for cid in expected}}).replace('"S"', "S"),
-                       schema=_object_schema({"scores": _object_schema({cid: SCORE_SCHEMA for cid in expected})}))
+            f"{form.form}{where}, and nothing else.")
 
 
 def reply_text(kind: str, payload: object) -> str:

@@ -69,8 +69,8 @@ def looks_like_release(rows: list[dict], bench: Benchmark, manifest_path: Path |
         return False
     if len(rows) == release.get("n_instances"):
         return True
-    return bench.release_case_id is not None and bool(rows) and all(
-        bench.release_case_id.match(row["case_id"]) for row in rows)
+    return bench.release.release_case_id is not None and bool(rows) and all(
+        bench.release.release_case_id.match(row["case_id"]) for row in rows)
 
 
 def release_differences(rows: list[dict], bench: Benchmark, manifest_path: Path | None = None) -> list[str]:
@@ -82,7 +82,7 @@ def release_differences(rows: list[dict], bench: Benchmark, manifest_path: Path 
     differences = []
     if len(rows) != release.get("n_instances"):
         differences.append(f"rows {len(rows):,} (release {release['n_instances']:,})")
-    ours = bench.data_statistics(rows)
+    ours = bench.release.data_statistics(rows)
     for key, published in (release.get("statistics") or {}).items():
         if isinstance(published, dict):
             for name, count in published.items():

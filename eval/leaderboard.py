@@ -55,7 +55,7 @@ def _headline(run: Run, metric: str) -> tuple[object, object, object]:
 def _extra_value(bench: Benchmark, run: Run, column: str) -> object:
     """A benchmark's extra column for one run: a finite number or None, else exit 2 naming the file."""
     try:
-        value = bench.leaderboard_value(run.summary, column)
+        value = bench.compare.leaderboard_value(run.summary, column)
     except BROKEN as error:
         raise CompareError(f"{run.summary_path}: the leaderboard cannot read this summary (column {column}: "
                            f"{brief(error)})", RERUN_HINT) from None
@@ -108,9 +108,9 @@ def leaderboard_rows(paths: list[Path]) -> tuple[list[dict], list[str], str]:
     names = distinct_names([_system_name(run) for run in runs], [run.path for run in runs])
     headlines = [metric.name for metric in bench.headline_metrics]
     try:
-        extra = bench.leaderboard_columns([run.summary for run in runs])
+        extra = bench.compare.leaderboard_columns([run.summary for run in runs])
     except BROKEN as error:
-        raise blame(runs, lambda run: bench.leaderboard_columns([run.summary]), "the leaderboard", error) from None
+        raise blame(runs, lambda run: bench.compare.leaderboard_columns([run.summary]), "the leaderboard", error) from None
     columns = ["run", "n", "formal"]
     for name in headlines:
         columns += [name, f"{name}_low", f"{name}_high"]

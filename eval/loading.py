@@ -17,7 +17,8 @@ from eval.data import (ROOT, DataRows, Validate, file_sha256, files_sha256, read
 from eval.errors import DataError
 
 
-def read_rows_from_dataset(name: str, validate: Validate, clean: Callable[[dict], dict] | None = None) -> DataRows:
+def read_rows_from_dataset(name: str, validate: Validate, clean: Callable[[dict], dict] | None = None,
+                           release_files: tuple[str, ...] = ()) -> DataRows:
     """Rows loaded with `datasets` (the official release or a local copy), validated, with the file
     they came from (SPEC §9: one identity whatever the path).
 
@@ -25,15 +26,16 @@ def read_rows_from_dataset(name: str, validate: Validate, clean: Callable[[dict]
     `load_from_disk` (no file: identified by its rows); a dataset-repository directory or a hub id
     through `load_dataset`, the `test` split (or the only split). When the hub cannot be reached, a
     snapshot of the repository in the local hub cache is loaded instead. `clean` undoes what
-    `datasets` adds to a row (None for an optional field the row lacks) before validation.
+    `datasets` adds to a row (None for an optional field the row lacks) before validation;
+    `release_files` names the release repository's data file(s) (eval/hub.py `test_split_files`).
     """
     from eval import hub  # heavy (datasets): imported only on this path
 
-    data_file = hub.resolve_data_file(name)  # a local file, a snapshot's data file, the hub's cached file
+    data_file = hub.resolve_data_file(name, release_files)  # a local file, a snapshot's data file, the hub's cached file
     if data_file is not None and data_file.suffix == ".jsonl":
         refuse_repeated_keys_and_lone_surrogates(data_file)
     try:
-        dataset, data_file = hub.load_test_split(name)
+        dataset, data_file = hub.load_test_split(name, release_files)
     except DataError:
         raise
     except Exception as error:  # datasets raises many types; all mean "could not load"
@@ -82,14 +84,14 @@ class LoadedData:
 
 
 def load_data(source: DataSource, default_data: Path, validate: Validate,
-              clean: Callable[[dict], dict] | None = None) -> LoadedData:
+              clean: Callable[[dict], dict] | None = None, release_files: tuple[str, ...] = ()) -> LoadedData:
     """Load and validate the rows `source` names (the benchmark gives its defaults, its row
     validator and its cleaner of hub rows). The data file's bytes are the identity whichever flag
     named it, a snapshot directory and the hub's cached file included; only rows without a file fall back to the
     canonical-rows hash (SPEC §9). Data warnings are shown in one line on stderr."""
     if source.dataset:
         name = source.dataset
-        loaded = read_rows_from_dataset(name, validate, clean)
+        loaded = read_rows_from_dataset(name, validate, clean, release_files)
         if loaded.data_file is not None:
             data = LoadedData(loaded.rows, f"dataset:{name}", file_sha256(loaded.data_file), loaded.warnings)
         else:

@@ -26,9 +26,9 @@ def build_manifest() -> dict:
 
     manifest: dict = {}
     for bench in BENCHMARKS.values():
-        manifest.update(bench.manifest_entry())
-    manifest["releases"] = {name: bench.official_release for name, bench in BENCHMARKS.items()
-                            if bench.official_release is not None}
+        manifest.update(bench.release.manifest_entry())
+    manifest["releases"] = {name: bench.release.official_release for name, bench in BENCHMARKS.items()
+                            if bench.release.official_release is not None}
     return manifest
 
 

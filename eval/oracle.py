@@ -5,7 +5,7 @@ be asked to do better than the reference. The run writes the usual outputs and
 oracle_failures.jsonl, one line per (row, hard constraint) the reference fails, with the reason
 the rule gives. docs/published.md says what a user does with it.
 
-The benchmark names its reference field (`Benchmark.reference_field`); a row without a reference
+The benchmark names its reference field (`DataHooks.reference_field`); a row without a reference
 (Sandglass labels only its English rows) is scored as missing, and the report says how many.
 """
 
@@ -29,7 +29,7 @@ _REASON_CHARS = 300  # a reason stays one readable line
 
 
 def reference_of(bench: Benchmark, row: dict) -> str | None:
-    value = row.get(bench.reference_field) if bench.reference_field else None
+    value = row.get(bench.data.reference_field) if bench.data.reference_field else None
     return value if isinstance(value, str) and value.strip() else None
 
 
@@ -37,7 +37,7 @@ def reference_of(bench: Benchmark, row: dict) -> str | None:
 def oracle_predictions(bench: Benchmark, rows: list[dict]) -> Iterator[Path]:
     """A temporary predictions file of the rows' references (null where a row has none), read by
     the usual predictions reader so that nothing about the run differs but the text's origin."""
-    if not bench.reference_field:
+    if not bench.data.reference_field:
         raise ConfigError(f"--oracle: {bench.title} declares no reference field", "drop --oracle")
     handle, name = tempfile.mkstemp(prefix="oracle-", suffix=".jsonl")
     path = Path(name)

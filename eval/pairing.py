@@ -4,8 +4,8 @@ Every metric compare tests is a weighted mean over paired units, sum(w · v) / s
 benchmark gives, per metric, each unit's value in run A and in run B and the unit's weight; compare
 resamples the units and never re-computes a benchmark's metric (sacreBLEU's paired tests take
 sufficient statistics the same way). A benchmark builds these from its own scores.jsonl rows with
-its own metric functions (`Benchmark.compare_units`). `metric_rows` lists the results back, the
-benchmark's own sections (`Benchmark.compare_sections`) included, for the table and the compare page.
+its own metric functions (`Benchmark.compare_groups`). `metric_rows` lists the results back, the
+benchmark's own sections (`CompareHooks.compare_sections`) included, for the table and the compare page.
 """
 
 from __future__ import annotations
@@ -74,9 +74,35 @@ def _stat_leaves(section: dict, prefix: tuple[str, ...] = ()) -> list[tuple[tupl
 
 def metric_rows(comparison: dict, sections: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
     """(label, stats) of one comparison in the table's order: the metrics, `by_constraint`, then the
-    benchmark's own sections (`Benchmark.compare_sections`, e.g. per language: "  en score"), so
+    benchmark's own sections (`CompareHooks.compare_sections`, e.g. per language: "  en score"), so
     that compare prints a benchmark's section without knowing its name."""
     rows = list(comparison["metrics"].items())
     for section in ("by_constraint", *sections):
         rows += [("  " + " ".join(path), stats) for path, stats in _stat_leaves(comparison.get(section) or {})]
     return rows
+
+
+def headline_units(a, b, case_ids: list[str], metrics) -> dict[tuple, UnitValues]:
+    """{("metrics", name): UnitValues} of the headline metrics that are means over instances
+    (`Metric.aggregation` a `Mean`, eval/benchmark.py), for the metrics both runs report and every
+    paired instance has. Whole-set means come first, in declaration order; then the means over a
+    subset, which reuse their field's values with weight 0 outside the subset."""
+    whole = [metric for metric in metrics if _is_mean(metric) and metric.aggregation.where is None]
+    units = {("metrics", name): unit for name, unit in
+             instance_units(a, b, case_ids, {metric.name: metric.aggregation.field for metric in whole}).items()}
+    for metric in metrics:
+        if not _is_mean(metric) or metric.aggregation.where is None:
+            continue
+        values = instance_units(a, b, case_ids, {metric.name: metric.aggregation.field}).get(metric.name)
+        if values is None:
+            continue
+        field, chosen = metric.aggregation.where
+        weights = [1.0 if bool(a.scores[cid][field]) == chosen else 0.0 for cid in case_ids]
+        if any(weights):
+            units[("metrics", metric.name)] = UnitValues(values.a, values.b, weights)
+    return units
+
+
+def _is_mean(metric) -> bool:
+    """A `Mean` aggregation (read by its field, as this module imports no record type)."""
+    return getattr(metric.aggregation, "field", None) is not None

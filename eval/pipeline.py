@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from eval import __version__
-from eval.benchmark import Benchmark
-from eval.benchmarks import get_benchmark, other_benchmark_hint, other_benchmark_line_hint
+from eval.benchmark import SCORER_VERSION, Benchmark
+from eval.benchmarks import get_benchmark, option_flag, other_benchmark_hint, other_benchmark_line_hint
 from eval.config import HARNESS, PROTOCOLS, RELEASE, DataSource, RunConfig, RunResult
 from eval.errors import ConfigError
 from eval.explorer import write_explorer_html
@@ -68,16 +68,17 @@ def previous_formal_signature(output_dir: Path) -> str | None:
 
 
 def load_benchmark_data(bench: Benchmark, source: DataSource) -> LoadedData:
-    return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.clean_hub_row)
+    return load_data(benchmark_files(bench, source), bench.default_data, bench.validate_rows, bench.data.clean_hub_row,
+                     bench.release.hub_files)
 
 
 def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
     """A `--dataset DIR` (or a default_data folder) that holds the benchmark's own data files, as
     those files read in order; any other source unchanged."""
-    if bench.dataset_files is None or source.path is not None:
+    if bench.data.dataset_files is None or source.path is not None:
         return source
     folder = Path(source.dataset) if source.dataset else bench.default_data
-    files = bench.dataset_files(folder) if folder.is_dir() else None
+    files = bench.data.dataset_files(folder) if folder.is_dir() else None
     if not files:
         if source.dataset is None:
             raise ConfigError(f"{folder}: no {bench.title} data file found there", "pass the data with --data FILE")
@@ -85,25 +86,27 @@ def benchmark_files(bench: Benchmark, source: DataSource) -> DataSource:
     return DataSource(path=files[0], more_paths=tuple(files[1:]))
 
 
-SCORER_VERSION = "scorer_version"  # the option naming the official scorer version (SPEC §7c)
-
-
 def check_choices(bench: Benchmark, config: RunConfig) -> None:
     """The prompt set, counter and options a run names must be the benchmark's (SPEC §15 plugs
-    `release` in beside `harness`)."""
+    `release` in beside `harness`; a benchmark that counts nothing takes the default counter name)."""
     for what, name, known in (("prompt set", config.prompt_set, bench.prompt_sets),
                               ("syllable counter", config.counter, bench.counters)):
-        if name not in known:
-            raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known)}")
+        if name not in known and (known or name != HARNESS):
+            raise ConfigError(f"{bench.title} has no {what} {name!r}", f"use one of: {', '.join(known) or HARNESS}")
     for name, value in config.options.items():
-        if name in bench.options and value not in bench.options[name]:
+        option = bench.option_named(name)
+        if option is None:
+            own = ", ".join(declared.flag for declared in bench.options) or "none"
+            raise ConfigError(f"{option_flag(name)} does not apply to {bench.title}",
+                              f"drop {option_flag(name)} ({bench.title}'s own options: {own})")
+        if value not in option.choices:
             raise ConfigError(f"unknown {name.replace('_', ' ')} {value!r} for {bench.title}: use one of "
-                              f"{', '.join(bench.options[name])}")
+                              f"{', '.join(option.choices)}")
 
 
 def scorer_version_block(bench: Benchmark, config: RunConfig) -> dict:
     """summary.json's "scorer_version" (SPEC §7c): the official scorer version whose rules scored the run."""
-    return {"scorer_version": bench.option(config, SCORER_VERSION)} if SCORER_VERSION in bench.options else {}
+    return {"scorer_version": bench.option(config, SCORER_VERSION)} if bench.option_named(SCORER_VERSION) else {}
 
 
 def scorer_parts(bench: Benchmark, config: RunConfig) -> tuple[str, ...]:
@@ -125,9 +128,9 @@ def open_release(bench: Benchmark, config: RunConfig) -> tuple[Benchmark, RunCon
         return bench, config, None
     if config.protocol != RELEASE:
         raise ConfigError(f"unknown protocol {config.protocol!r}", f"use one of: {', '.join(PROTOCOLS)}")
-    if bench.open_release is None:
+    if bench.release.open_release is None:
         raise ConfigError(f"--protocol release: {bench.title} has no release plug-in yet", "use --protocol harness")
-    release = bench.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
+    release = bench.release.open_release(release_dir(config.release_dir, config.source.dataset), config.trust_release_code)
     counters = dict(bench.counters)
     if release.counter is not None:
         counters[RELEASE] = release.counter
@@ -211,11 +214,11 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                   subset: dict | None = None) -> dict:
     """summary.json (SPEC §11): the shared skeleton around the benchmark's own blocks."""
     known_as = identify(data.sha256, bench)
-    by_files = (known_as is None and bench.release_files is not None
-                and release_by_files(benchmark_files(bench, config.source).paths, dict(bench.release_files)))
+    by_files = (known_as is None and bench.release.release_files is not None
+                and release_by_files(benchmark_files(bench, config.source).paths, dict(bench.release.release_files)))
     if by_files:
         known_as = BY_SHA256
-    by_rows = known_as is None and bench.release_by_rows is not None and bench.release_by_rows(data.rows)
+    by_rows = known_as is None and bench.release.release_by_rows is not None and bench.release.release_by_rows(data.rows)
     if by_rows:
         known_as = "official release (by row counts)"
     recognised = subset is not None and subset.get("protocol") is not None  # a published protocol's list
@@ -242,8 +245,8 @@ def build_summary(bench: Benchmark, config: RunConfig, data: LoadedData, rows: l
                  "manifest_match": known_as is not None, "n_instances": len(rows), "warnings": list(data.warnings)},
         "predictions": predictions_block(config.predictions, prediction_lines,
                                          sum(score.missing for score in scores),
-                                         ((predictions.get(row["case_id"]), bench.diagnostics_source(row),
-                                           bench.diagnostics_target(row), prompt_text(bench, row))
+                                         ((predictions.get(row["case_id"]), bench.data.diagnostics_source(row),
+                                           bench.data.diagnostics_target(row), prompt_text(bench, row))
                                           for row in rows), [row["case_id"] for row in rows],
                                          cut_case_ids(config.predictions)),
         **bench.settings(config),
@@ -312,8 +315,8 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
     """run_evaluation from the predictions on, once the data and the rows to score are known."""
     scored_ids = {row["case_id"] for row in rows}
     ignored_ids = {row["case_id"] for row in data.rows} - scored_ids
-    if bench.load_predictions is not None:
-        predictions, prediction_lines = bench.load_predictions(
+    if bench.data.load_predictions is not None:
+        predictions, prediction_lines = bench.data.load_predictions(
             config.predictions, rows, [row for row in data.rows if row["case_id"] in ignored_ids])
     else:
         predictions, prediction_lines = load_predictions(config.predictions, scored_ids, ignored_ids,
@@ -347,7 +350,7 @@ def _run_loaded(bench: Benchmark, config: RunConfig, release: ReleaseProtocol | 
                 requests, settings, config.cache_path, dict(prompts.versions), progress=not config.quiet,
                 shape=None if prompts.shape is None else prompts.shape(settings), prefill=prefill)
             judge_block["calibration"] = calibration  # None: uncalibrated (SPEC §17)
-        scoring = ScoringContext(counter=bench.counters[config.counter])  # the rules and Sandglass count with it
+        scoring = ScoringContext(counter=bench.counters.get(config.counter))  # the rules and Sandglass count with it
         scores = bench.score_rows(rows, predictions, verdicts, config, scoring)
         if config.log_samples:
             scores = log_samples(bench, rows, predictions, scores)

@@ -44,10 +44,16 @@ def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool = Tru
                             """'{"chat_template_kwargs": {"enable_thinking": false}}'""")
 
 
+def description() -> str:
+    """The help text's first lines, naming the registry's benchmarks (built only for --help)."""
+    from eval.benchmarks import titles_listed
+
+    return ("Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for the predictions of "
+            f"{titles_listed()} model inputs (from prepare_inputs.py).")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = HarnessParser(
-        description="Ask an OpenAI-compatible server (MODEL_API_BASE, MODEL_API_KEY) for the predictions of "
-                    "InstTrans-Bench, Sandglass-Bench or IFMTBench model inputs (from prepare_inputs.py).")
+    parser = HarnessParser(description=description)
     io = parser.add_argument_group("Inputs and output")
     io.add_argument("--inputs", type=Path, required=True, help="model inputs written by prepare_inputs.py")
     io.add_argument("--output", type=Path, required=True,

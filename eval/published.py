@@ -11,7 +11,7 @@ published rows whose Judge is the system itself or of its family (eval/self_judg
 
 The figures stay the page's strings ("0.6901", "74.42%"); they are compared as Decimal, never
 as binary floats. A benchmark says how its summary answers each published metric
-(`Benchmark.published_metrics`); this module names none.
+(`ReleaseHooks.published_metrics`); this module names none.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def _rows_reasons(summary: dict, rows: object) -> list[str]:
 
 def column_verdict(summary: dict, column: dict, bench: Benchmark) -> list[str]:
     """Every reason the run's number in `column` is not comparable with the table's ([]: comparable)."""
-    metric = bench.published_metrics.get(column["metric"])
+    metric = bench.release.published_metrics.get(column["metric"])
     protocol = column["protocol"]
     reasons: list[str] = []
     if metric is None:
@@ -300,7 +300,7 @@ def place(runs: list[tuple[str, dict, Benchmark]], table: dict) -> dict | None:
     for label, summary, run_bench in runs:
         cells = {}
         for column in columns:
-            value, interval = run_value(summary, run_bench.published_metrics.get(column["metric"]))
+            value, interval = run_value(summary, run_bench.release.published_metrics.get(column["metric"]))
             text = "—" if value is None else _format(value, column["unit"])
             if value is not None and interval is not None:
                 text += f" [{_format(interval[0], column['unit'])}, {_format(interval[1], column['unit'])}]"

@@ -18,6 +18,12 @@ def headline_cell(metric: dict) -> str:
     return f"{metric['value']:.4f} [{low:.4f}, {high:.4f}]"
 
 
+def headline_rows(summary: dict, metrics: tuple) -> list[tuple[str, str]]:
+    """(name, value [interval]) of each headline metric (`Benchmark.headline_metrics`, eval/benchmark.py
+    `Metric`s: named here only, so that the report frame stays below the record), in order."""
+    return [(metric.name, headline_cell(summary[metric.name])) for metric in metrics]
+
+
 def judge_badge(summary: dict) -> str:
     """` (Judge: MODEL @ HOST)` beside the run's status, so a formal run names who judged it at a
     glance (a stand-in on 127.0.0.1 is formal too, but not the same number); empty when skipped."""

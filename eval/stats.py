@@ -84,6 +84,23 @@ def headline(scores: list[dict], field: str, known: bool = True) -> dict:
     return headline_of([float(score[field]) if score[field] is not None and known else None for score in scores])
 
 
+def headline_blocks(scores: list[dict], metrics: tuple, judged: bool, derived: dict | None = None) -> dict:
+    """{name: {value, ci95, n}} of each headline metric (`Benchmark.headline_metrics`), in their
+    order: a `Mean` over its scores.jsonl field (over the instances its `where` selects), not
+    measured without the Judge when it needs it; a `Derived` one as the benchmark computed it
+    (`derived`). The metrics are eval/benchmark.py's, read by their fields only."""
+    blocks = {}
+    for metric in metrics:
+        field = getattr(metric.aggregation, "field", None)
+        if field is None:
+            blocks[metric.name] = (derived or {})[metric.name]
+            continue
+        where = metric.aggregation.where
+        rows = scores if where is None else [score for score in scores if bool(score[where[0]]) == where[1]]
+        blocks[metric.name] = headline(rows, field, known=judged or not metric.judge)
+    return blocks
+
+
 def headline_of(values: list[float | None]) -> dict:
     """`headline` of the values themselves (None: unknown), for a caller that keeps no rows."""
     value = mean_or_none(values)

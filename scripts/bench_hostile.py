@@ -94,7 +94,7 @@ def judge_validators() -> dict:
     from eval.ifmtbench import prompt as ifmt_prompt
     from eval.ifmtbench import release as ifmt_release
     from eval.insttrans import release as it_release
-    from eval.judge_client import soft_validator, validate_quality
+    from eval.insttrans.verdicts import soft_validator, validate_quality
     from eval.redaction import without_secrets
     from eval.release_protocol import validate_bare_quality
 

@@ -464,7 +464,7 @@ def other_reference(rows: list[dict], index: int, text, lang) -> str | None:
 
 def load(name: str) -> list[dict]:
     bench = BENCHMARKS[name]
-    files = (bench.dataset_files(bench.default_data) if bench.dataset_files else None) or [bench.default_data]
+    files = (bench.data.dataset_files(bench.default_data) if bench.data.dataset_files else None) or [bench.default_data]
     return sorted(read_rows_from_files(files, bench.validate_rows).rows, key=lambda row: row["case_id"])
 
 

@@ -7,12 +7,17 @@
 - the tools that read finished runs (compare, leaderboard) do not import the evaluate.py edge,
   the settings do not import the Judge client, the lock files do not import the provider, and
   Sandglass does not import InstTrans's rules;
-- nothing below the CLI takes a Namespace.
+- nothing below the CLI takes a Namespace;
+- the record stays small (at most 15 required fields, the sub-records included), and no shared
+  module's strings name a benchmark: its title, its release's file names or hub id, its constraint
+  ids, or the flag of an option only some benchmarks declare (the command line builds those from
+  the registry).
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from functools import lru_cache
 from pathlib import Path
 
@@ -265,3 +270,119 @@ def test_the_protocol_names_are_written_once():
                           if isinstance(item, ast.Constant) and item.value in names]
         offenders += [f"{path.relative_to(ROOT)}:{line}" for line in lines]
     assert offenders == []
+
+
+# --- the record and the strings of shared modules --------------------------------------------------
+
+MAX_REQUIRED_FIELDS = 15
+
+
+def required_fields(record_type: type) -> list[str]:
+    """The fields a benchmark must state: the record's without a default, and those of its
+    sub-records (a sub-record with a default still counts the fields its own default lacks)."""
+    required = []
+    for item in dataclasses.fields(record_type):
+        kind = item.type if isinstance(item.type, type) else None
+        if kind is None:  # `from __future__ import annotations`: the type is a string
+            import eval.benchmark as module
+
+            kind = getattr(module, str(item.type), None)
+        if dataclasses.is_dataclass(kind):
+            required += [f"{item.name}.{name}" for name in required_fields(kind)]
+        elif item.default is dataclasses.MISSING and item.default_factory is dataclasses.MISSING:
+            required.append(item.name)
+    return required
+
+
+def test_a_benchmark_states_at_most_15_required_fields():
+    from eval.benchmark import Benchmark
+
+    required = required_fields(Benchmark)
+    assert len(required) <= MAX_REQUIRED_FIELDS, required
+    assert "name" in required and "headline_metrics" in required
+
+
+def test_the_required_field_count_reads_sub_records():
+    @dataclasses.dataclass
+    class Inner:
+        a: int
+        b: int = 0
+
+    @dataclasses.dataclass
+    class Outer:
+        x: int
+        inner: Inner = dataclasses.field(default_factory=lambda: Inner(1))
+
+    Outer.__dataclass_fields__["inner"].type = Inner
+    assert required_fields(Outer) == ["x", "inner.a"]
+
+
+def benchmark_words() -> tuple[set[str], set[str]]:
+    """(text no shared string may contain, text no shared string may equal): every benchmark's
+    title, release file names and hub id; every constraint id and the flags and names of the
+    options only some benchmarks declare."""
+    from eval.benchmarks import BENCHMARKS
+    from eval.ifmtbench.labels import ID_KINDS
+    from eval.insttrans.rules import CONSTRAINT_KINDS
+
+    contained = {bench.title for bench in BENCHMARKS.values()}
+    contained |= {name for bench in BENCHMARKS.values()
+                  for name in (*bench.release.hub_files, *(bench.release.release_files or {}))}
+    contained |= {bench.data.default_dataset for bench in BENCHMARKS.values() if bench.data.default_dataset}
+    options = [{(option.name, option.flag) for option in bench.options} for bench in BENCHMARKS.values()]
+    some_only = set().union(*options) - set.intersection(*options)
+    equal = set(CONSTRAINT_KINDS) | set(ID_KINDS) | {word for pair in some_only for word in pair}
+    contained |= {flag for _, flag in some_only}
+    return contained, equal
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def strings_naming(tree: ast.AST, contained: set[str], equal: set[str]) -> list[tuple[int, str]]:
+    """(line, string) of each string constant outside a docstring that contains one of `contained`
+    or equals one of `equal` (f-string parts included)."""
+    docs = _docstrings(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+            and (node.value in equal or any(word in node.value for word in contained))]
+
+
+def test_no_shared_module_names_a_benchmark_in_its_strings():
+    packages = benchmark_packages()
+    contained, equal = benchmark_words()
+    assert "InstTrans-Bench" in contained and "sandglass_bench.jsonl" in contained and "--rule-set" in contained
+    assert "glossary" in equal and "style_consistency" in equal and "rule_set" in equal
+    offenders = []
+    for path in SOURCES + SCRIPTS:
+        module = module_name(path)
+        if (any(inside(module, package) for package in packages.values()) or module in (REGISTRY, *FACES)
+                or module in INSTTRANS_RULES or module.startswith("scripts")):
+            continue
+        offenders += [f"{path.relative_to(ROOT)}:{line} {text[:60]!r}"
+                      for line, text in strings_naming(tree_of(path), contained, equal)]
+    assert offenders == []
+
+
+def test_the_string_check_catches_a_benchmark_named_in_code_not_in_a_docstring():
+    tree = ast.parse('"""InstTrans-Bench is named here, in a docstring."""\n'
+                     'FILES = ("data/test.jsonl", "x")\nhelp = f"--rule-set for {x}"\nif cid == "glossary":\n    pass\n')
+    found = strings_naming(tree, {"InstTrans-Bench", "data/test.jsonl", "--rule-set"}, {"glossary"})
+    assert [line for line, _ in found] == [2, 3, 4]
+
+
+def test_the_command_line_builds_every_benchmark_option_from_the_registry():
+    """Each option a benchmark declares is a flag of evaluate.py, with the declared choices; a
+    fourth benchmark's option would be one too (tests/test_fourth_benchmark.py registers one)."""
+    from eval.benchmarks import BENCHMARKS
+    from eval.cli import evaluate_parser
+
+    actions = {flag: action for action in evaluate_parser()._actions for flag in action.option_strings}
+    for bench in BENCHMARKS.values():
+        for option in bench.options:
+            action = actions[option.flag]
+            assert action.dest == option.name and action.default is None
+            assert action.choices is None or set(option.choices) <= set(action.choices)

@@ -107,7 +107,7 @@ def registered(tmp_path, monkeypatch):
     assert "toybench" not in benchmarks.BENCHMARKS  # nothing else knows it
     monkeypatch.setitem(benchmarks.BENCHMARKS, TOYBENCH.name, TOYBENCH)
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps(TOYBENCH.manifest_entry()), encoding="utf-8")
+    manifest.write_text(json.dumps(TOYBENCH.release.manifest_entry()), encoding="utf-8")
     monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)
     monkeypatch.setenv("JUDGE_API_KEY", KEY)
     return tmp_path
@@ -234,6 +234,35 @@ def test_a_fourth_benchmark_runs_through_every_command(registered, monkeypatch, 
     assert [row["path"] for row in rows] == [str(runs["b"]), str(runs["a"])]
     assert rows[1]["toy_score"] == pytest.approx(A["toy_score"]) and rows[1]["words_over"] == pytest.approx(0.125)
     assert (rows[1]["hard_pass_news"], rows[1]["hard_pass_chat"]) == (0.5, 0.75)
+
+
+def test_a_fourth_benchmarks_option_is_a_flag_for_it_alone(registered, capfd):
+    """Toy-Bench declares --genre-table (tests/toybench/__init__.py): with its registry line the
+    command line has the flag, a toy run takes it into its settings and report.md, and the pipeline
+    refuses it for another benchmark, and another benchmark's option for the toy, with one line each."""
+    from eval.cli import evaluate_parser
+
+    help_text = evaluate_parser().format_help()
+    assert "--genre-table {shown,hidden}" in help_text and "report.md's per-genre table" in help_text
+    predictions = write_predictions(registered / "a.jsonl", PREDICTIONS_A)
+    out = registered / "hidden"
+    assert run_cli(evaluate.main, ["--benchmark", "toybench", "--predictions", str(predictions), "--output-dir",
+                                   str(out), "--skip-judge", "--quiet", "--genre-table", "hidden"]) == 0
+    summary, _ = read_run(out)
+    assert summary["report"] == {"genre_table": "hidden"}
+    assert "## By genre" not in (out / "report.md").read_text(encoding="utf-8")
+    shown = registered / "shown"
+    assert run_cli(evaluate.main, ["--benchmark", "toybench", "--predictions", str(predictions), "--output-dir",
+                                   str(shown), "--skip-judge", "--quiet"]) == 0
+    assert "## By genre" in (shown / "report.md").read_text(encoding="utf-8")
+    capfd.readouterr()
+    for benchmark, flag, value in (("insttrans", "--genre-table", "shown"), ("toybench", "--rule-set", "strict")):
+        refused = registered / f"refused-{benchmark}"
+        status = run_cli(evaluate.main, ["--benchmark", benchmark, "--predictions", str(predictions), "--output-dir",
+                                         str(refused), "--skip-judge", "--quiet", flag, value])
+        err = capfd.readouterr().err
+        title = benchmarks.BENCHMARKS[benchmark].title
+        assert status == 2 and f"error: {flag} does not apply to {title}" in err and not refused.exists(), err
 
 
 def test_the_toy_package_uses_only_shared_modules():

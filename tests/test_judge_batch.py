@@ -25,7 +25,7 @@ from eval.judge_batch import BatchWaitStopped, fill_cache_by_batch
 from eval.judge_cache import cache_key
 from eval.judge_client import JudgeSettings, first_body, request_url, run_judge_prompts
 from eval.prompts import PROMPT_VERSIONS
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from judge_server import invalid_handler
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from eval.insttrans import item_requests, judge_result
 from eval.judge_client import JudgeSettings, run_judge_prompts
 from eval.openai_api import public_host
 from eval.prompts import PROMPT_VERSIONS
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from judge_server import (
     JudgeServer,
     Reply,

@@ -20,7 +20,7 @@ from eval.judge_client import JudgeSettings, run_judge_prompts
 from eval.judge_cost import BudgetReached, Price, cost_usd, estimate_tokens, parse_price
 from eval.openai_api import cached_input_tokens
 from eval.prompts import PROMPT_VERSIONS
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from judge_server import JudgeServer, Reply, default_handler
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,7 +24,7 @@ from eval.judge_client import JudgeSettings, run_judge_prompts
 from eval.locking import hold_lock, lock_path_for
 from eval.prompts import PROMPT_VERSIONS
 from eval.provider import ProviderDown
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from judge_server import (
     JudgeServer,
     RateLimit,

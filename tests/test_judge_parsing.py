@@ -22,6 +22,7 @@ from eval import judge_client
 from eval.ifmtbench import prompt as ifmt_prompt
 from eval.ifmtbench import release as ifmt_release
 from eval.insttrans import release as it_release
+from eval.insttrans import verdicts
 from eval.judge_client import VerdictError, fenced_content, parse_verdict_object
 from eval.openai_api import MAX_TOKEN_COUNT, request_body, usage_of
 from eval.redaction import REDACTED, redact, without_secrets
@@ -129,10 +130,10 @@ HUGE = "9" * 4301
 
 
 @pytest.mark.parametrize("validate, reply", [
-    (judge_client.validate_quality, f'{{"quality": {HUGE}}}'),
-    (judge_client.validate_quality, f'{{"quality": -{HUGE}}}'),
-    (judge_client.validate_quality, f'```json\n{{"quality": 1, "x": [{HUGE}]}}\n```'),
-    (judge_client.soft_validator(["a"]), f'{{"scores": {{"a": {HUGE}}}}}'),
+    (verdicts.validate_quality, f'{{"quality": {HUGE}}}'),
+    (verdicts.validate_quality, f'{{"quality": -{HUGE}}}'),
+    (verdicts.validate_quality, f'```json\n{{"quality": 1, "x": [{HUGE}]}}\n```'),
+    (verdicts.soft_validator(["a"]), f'{{"scores": {{"a": {HUGE}}}}}'),
     (ifmt_prompt.validate_rubric, f'{{"scores": {{"style": {HUGE}, "background": 1}}}}'),
     (ifmt_prompt.validate_glossary, f'{{"glossary": {HUGE}}}'),
     (ifmt_release.rubric_validator(["style"]), f'{{"scores": {{"style": {HUGE}}}}}'),
@@ -149,8 +150,8 @@ def test_a_number_too_long_for_python_is_an_invalid_verdict(validate, reply):
 def test_the_longest_integer_python_reads_is_still_read():
     longest = "1" + "0" * 4299
     with pytest.raises(VerdictError, match="is not one of the numbers"):
-        judge_client.validate_quality(f'{{"quality": {longest}}}')
-    assert judge_client.validate_quality('{"quality": 1}') == {"quality": 1.0}
+        verdicts.validate_quality(f'{{"quality": {longest}}}')
+    assert verdicts.validate_quality('{"quality": 1}') == {"quality": 1.0}
 
 
 def test_python_s_int_limit_does_not_decide_what_is_read():

@@ -17,7 +17,7 @@ from eval.insttrans import item_requests, judge_result
 from eval.judge_client import REPAIR_VERSION, JudgeSettings, judge_block, run_judge_prompts
 from eval.prompts import PROMPT_VERSIONS
 from eval.provider import ProviderDown
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from judge_server import (
     JudgeServer,
     Reply,

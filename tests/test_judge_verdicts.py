@@ -17,9 +17,8 @@ from eval.judge_client import (
     reply_text,
     request_body,
     retry_after_seconds,
-    soft_validator,
-    validate_quality,
 )
+from eval.insttrans.verdicts import soft_validator, validate_quality
 from eval.openai_api import uses_responses_endpoint
 from judge_server import text_reply
 
@@ -204,7 +203,9 @@ def test_a_verdict_form_carries_its_form_values_and_schema_and_validates_when_ca
     from eval.ifmtbench.prompt import validate_glossary, validate_rubric
     from eval.judge_client import VerdictForm, repair_message, verdict_form, verdict_schema
 
-    for form in (validate_quality, soft_validator(["a", "b"]), validate_rubric, validate_glossary):
+    from eval.sandglass.prompt import validate_quality as sandglass_quality
+
+    for form in (validate_quality, soft_validator(["a", "b"]), validate_rubric, validate_glossary, sandglass_quality):
         assert isinstance(form, VerdictForm) and verdict_form(form) is form
         assert verdict_schema(form) == form.schema and form.schema["additionalProperties"] is False
         assert not any(hasattr(form.validate, name) for name in ("form", "values", "schema"))
@@ -225,9 +226,9 @@ def test_a_bare_validator_reads_as_the_general_form_without_a_schema():
 
     form = verdict_form(bare)
     assert form == VerdictForm(bare) and form("x") == {"ok": "x"} and verdict_schema(bare) is None
-    assert repair_message(VerdictError("why"), bare) == (
+    assert repair_message(VerdictError("why"), bare) == (  # no scale of its own: none restated (no shared default)
         "Your reply is not a valid verdict: why. Reply again with exactly one JSON object of the form the JSON "
-        "object the instructions above ask for, where each S is one of the numbers 0, 0.5 or 1, and nothing else.")
+        "object the instructions above ask for, and nothing else.")
     custom = VerdictForm(bare, '{"x": X}', "X is a word", {"type": "object"})
     assert verdict_schema(custom) == {"type": "object"} and "of the form {\"x\": X}, where X is a word," in \
         repair_message(VerdictError("why"), custom)

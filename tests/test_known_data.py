@@ -16,8 +16,8 @@ from eval.known_data import (MANIFEST_PATH, data_reasons, identify, known_sets, 
 from eval.sandglass import DEFAULT_DATA as SANDGLASS_DATA
 from eval.sandglass import SANDGLASS, validate_sandglass_rows
 
-OFFICIAL_RELEASES = {name: bench.official_release for name, bench in BENCHMARKS.items()
-                     if bench.official_release is not None}  # a release with no published checksum has none
+OFFICIAL_RELEASES = {name: bench.release.official_release for name, bench in BENCHMARKS.items()
+                     if bench.release.official_release is not None}  # a release with no published checksum has none
 
 INSTTRANS_RELEASE = "fa47b65120a3c00e8c7e66bfdfe0dd75274de8d100dbd1ce0540d754bd5a4b63"
 SANDGLASS_RELEASE = "88cb4506ff5dd95ba171ab746bbf7fcf3d4e12df27b51d6554673c3f4bc4b6f1"
@@ -136,7 +136,7 @@ def test_data_reasons(what, sha256, rows, identity, expected):
 def test_a_look_alike_with_the_published_counts_is_told_its_bytes_differ(tmp_path):
     rows = release_shaped_rows(3)
     manifest = tmp_path / "manifest.json"
-    published = {"sha256": "f" * 64, "n_instances": 3, "statistics": INSTTRANS.data_statistics(rows)}
+    published = {"sha256": "f" * 64, "n_instances": 3, "statistics": INSTTRANS.release.data_statistics(rows)}
     manifest.write_text(json.dumps({"data": {"sha256": "e" * 64}, "releases": {"insttrans": published}}),
                         encoding="utf-8")
     reasons = data_reasons("1" * 64, 3, rows, INSTTRANS, manifest_path=manifest)

@@ -260,18 +260,18 @@ def test_the_ifmtbench_protocol_removes_rows_whose_list_is_not_public():
 
 def test_run_values_read_the_declared_paths():
     summary = {"quality": {"value": 0.5, "ci95": [0.4, 0.6]}, "overall": {"pm1": 0.25}, "mean_abs_dev": {"value": None}}
-    assert run_value(summary, SANDGLASS.published_metrics["quality"]) == (0.5, [0.4, 0.6])
-    assert run_value(summary, SANDGLASS.published_metrics["within_1"]) == (0.25, None)
-    assert run_value(summary, SANDGLASS.published_metrics["mean_abs_dev"]) == (None, None)
-    assert run_value(summary, IFMTBENCH.published_metrics["xcomet_xxl"]) == (None, None)
-    assert run_value({"overall": {"pm1": True}}, SANDGLASS.published_metrics["within_1"]) == (None, None)
+    assert run_value(summary, SANDGLASS.release.published_metrics["quality"]) == (0.5, [0.4, 0.6])
+    assert run_value(summary, SANDGLASS.release.published_metrics["within_1"]) == (0.25, None)
+    assert run_value(summary, SANDGLASS.release.published_metrics["mean_abs_dev"]) == (None, None)
+    assert run_value(summary, IFMTBENCH.release.published_metrics["xcomet_xxl"]) == (None, None)
+    assert run_value({"overall": {"pm1": True}}, SANDGLASS.release.published_metrics["within_1"]) == (None, None)
 
 
 def test_every_published_metric_is_declared_by_its_benchmark():
     for page in PAGES.values():
         for table in page["tables"]:
             for column in table["columns"]:
-                assert column["metric"] in get_benchmark(column["benchmark"]).published_metrics
+                assert column["metric"] in get_benchmark(column["benchmark"]).release.published_metrics
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from eval.benchmarks import get_benchmark
 from eval.cli import benchmark_and_source, evaluate_parser, run_cli
 from eval.data import file_sha256, rows_sha256
 from eval.insttrans.rows import DEFAULT_DATA
+from eval.benchmarks import hub_files
 from eval.hub import resolve_data_file
 from judge_server import JudgeServer
 
@@ -84,7 +85,7 @@ def test_every_local_path_gives_the_file_identity(tmp_path, bench):
                   ["--dataset", str(BUNDLED[bench])], ["--dataset", str(directory)]):
         data = loaded(bench, *flags)
         assert (data.sha256, data.identity, len(data.rows)) == (expected, "file", 240 if bench == "sandglass" else 318)
-    assert resolve_data_file(str(directory)) == directory / RELEASE_FILE[bench]
+    assert resolve_data_file(str(directory), hub_files()) == directory / RELEASE_FILE[bench]
 
 
 def test_the_default_data_file_is_identified_as_with_data(tmp_path):
@@ -108,7 +109,7 @@ def hf_home(tmp_path, monkeypatch):
 def test_the_hub_path_identifies_the_file_the_download_cached(tmp_path, hf_home, bench):
     cached = hub_cache(hf_home, bench)
     assert cached.is_symlink()
-    assert resolve_data_file(HUB_ID[bench]) == cached
+    assert resolve_data_file(HUB_ID[bench], hub_files()) == cached
     out = tmp_path / "out"
     assert evaluate.main(["--dataset", HUB_ID[bench], "--predictions", str(PREDICTIONS[bench]),
                           "--output-dir", str(out), "--skip-judge", "--quiet"]) == 0
@@ -128,14 +129,14 @@ def test_a_cached_file_lends_its_identity_only_to_the_rows_it_holds(tmp_path, mo
 
     rows = [make_row("a"), make_row("b")]
     cached = write_jsonl(tmp_path / "test.jsonl", [make_row(case_id) for case_id in file_rows])
-    monkeypatch.setattr(hub, "load_test_split", lambda name: (Dataset.from_list(rows), cached))
+    monkeypatch.setattr(hub, "load_test_split", lambda name, release_files=(): (Dataset.from_list(rows), cached))
     data = loaded("insttrans", "--dataset", HUB_ID["insttrans"])
     assert data.identity == identity
     assert data.sha256 == (file_sha256(cached) if identity == "file" else rows_sha256(data.rows))
 
 
 def test_a_hub_id_missing_from_the_cache_resolves_to_no_file(hf_home):
-    assert resolve_data_file("IndexTeam/InstTrans-Bench") is None
+    assert resolve_data_file("IndexTeam/InstTrans-Bench", hub_files()) is None
 
 
 @pytest.mark.parametrize("bench", ["insttrans", "sandglass"])

@@ -482,13 +482,16 @@ def test_duplicate_and_unknown_ids_are_rejected(judged_files, capfd, bad_line, m
     assert status == 2 and message in capfd.readouterr().err
 
 
-def test_only_the_default_rule_set_is_accepted_in_sandglass_mode(judged_files):
+@pytest.mark.parametrize("rule_set", ["original", "strict"])
+def test_a_rule_set_is_refused_in_sandglass_mode_with_one_line(judged_files, capfd, rule_set):
+    """Sandglass declares no rule_set option (eval/benchmark.py `Option`): the pipeline refuses any
+    value, the default's name included, before a file changes."""
     data, predictions, out = judged_files
     assert run_cli(evaluate.main, ["--data", str(data), "--predictions", str(predictions), "--output-dir", str(out),
-                                   "--skip-judge", "--quiet", "--rule-set", "original", "--benchmark", "sandglass"]) == 0
-    another_rule_set = RunConfig("sandglass", predictions, out, options={"rule_set": "strict"})
-    with pytest.raises(ConfigError, match="InstTrans-Bench only"):
-        sandglass.SANDGLASS.check_config(another_rule_set)
+                                   "--skip-judge", "--quiet", "--rule-set", rule_set, "--benchmark", "sandglass"]) == 2
+    err = capfd.readouterr().err
+    assert "--rule-set does not apply to Sandglass-Bench" in err and "drop --rule-set" in err
+    assert not out.exists()
 
 
 def test_prepare_inputs_exports_only_ids_and_messages(tmp_path):

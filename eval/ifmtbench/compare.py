@@ -2,17 +2,16 @@
 metrics and of each id's rate or mean, the Judge's verdicts by kind for agreement, and the
 leaderboard's extra columns.
 
-Units are paired rows. if_score_single and if_score_multi are if_score with weight 1 on their own
-rows and 0 on the others, so each pooled value is the summary's. The composition drop is a
-difference of two group means, not a mean over units, so compare reports its two parts.
+Units are paired rows; the headline metrics' units follow from their declarations
+(eval/ifmtbench/metrics.py HEADLINE_METRICS): the composition drop is a difference of two group
+means, not a mean over units, so compare reports its two parts.
 """
 
 from __future__ import annotations
 
 from eval.errors import CompareError
 from eval.ifmtbench.labels import HARD, ID_KINDS
-
-HEADLINE_FIELDS = {"if_score": "if_score", "hard_pass_rate": "hard_pass"}
+from eval.ifmtbench.metrics import HEADLINE_METRICS
 JUDGE_LABEL_ORDER = ("style", "background", "glossary_fallback")
 
 
@@ -50,16 +49,9 @@ def id_units(a, b, case_ids: list[str], cid: str):
 def compare_units(a, b, case_ids: list[str]) -> list[dict]:
     """One group: hard_pass_rate always; if_score, if_score_single and if_score_multi when both runs
     were judged; each id's pass rate or mean."""
-    from eval.pairing import UnitValues, instance_units
+    from eval.pairing import headline_units
 
-    units = {("metrics", name): unit for name, unit in instance_units(a, b, case_ids, HEADLINE_FIELDS).items()}
-    overall = units.get(("metrics", "if_score"))
-    if overall is not None:
-        multi = [bool(a.scores[case_id]["multi"]) for case_id in case_ids]
-        for name, chosen in (("if_score_single", False), ("if_score_multi", True)):
-            weights = [1.0 if flag == chosen else 0.0 for flag in multi]
-            if any(weights):
-                units[("metrics", name)] = UnitValues(overall.a, overall.b, weights)
+    units = headline_units(a, b, case_ids, HEADLINE_METRICS)
     for cid in ID_KINDS:
         unit = id_units(a, b, case_ids, cid)
         if unit is not None:

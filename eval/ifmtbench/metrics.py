@@ -11,10 +11,24 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from eval.benchmark import Derived, Mean, Metric
 from eval.ifmtbench.labels import HARD, ID_KINDS
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline, mean_or_none, rounded, single_threaded_numpy
+from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline_blocks, mean_or_none, rounded, single_threaded_numpy
 
-HEADLINES = ("if_score", "if_score_single", "if_score_multi", "composition_drop", "hard_pass_rate")
+# The headline metrics, declared once: the record, report.md, the console table, report.html's
+# cards, the leaderboard and compare read them from here. if_score_single and if_score_multi are
+# if_score with weight 1 on their own rows and 0 on the others, so each pooled value is the
+# summary's; the composition drop is a difference of two group means, not a mean over units.
+HEADLINE_METRICS = (
+    Metric("if_score", Mean("if_score", text="mean over rows of hard product × soft mean (missing rows 0)"),
+           judge=True),
+    Metric("if_score_single", Mean("if_score", where=("multi", False), text="mean over single-constraint rows"),
+           judge=True),
+    Metric("if_score_multi", Mean("if_score", where=("multi", True), text="mean over multi-constraint rows"),
+           judge=True),
+    Metric("composition_drop", Derived("if_score_single − if_score_multi"), higher_is_better=False, judge=True),
+    Metric("hard_pass_rate", Mean("hard_pass", text="share of rows passing every hard label")),
+)
 
 
 def difference_ci(first: list, second: list, samples: int = BOOTSTRAP_SAMPLES,
@@ -43,10 +57,6 @@ def composition_drop(single: list[dict], multi: list[dict], judged: bool) -> dic
     a, b = mean_or_none(first), mean_or_none(second)
     value = None if a is None or b is None else round(a - b, 6)
     return {"value": value, "ci95": difference_ci(first, second), "n_single": len(single), "n_multi": len(multi)}
-
-
-def _hard_pass_rows(scores: list[dict]) -> list[dict]:
-    return [{"hard_pass": float(score["hard_pass"])} for score in scores]
 
 
 def group_table(scores: list[dict], groups_of: Callable[[dict], Iterable[str]], judged: bool) -> dict[str, dict]:
@@ -117,11 +127,7 @@ def ifmt_metrics(scores: list[dict], judged: bool) -> dict:
     single = [score for score in scores if not score["multi"]]
     multi = [score for score in scores if score["multi"]]
     return {
-        "if_score": headline(scores, "if_score", known=judged),
-        "if_score_single": headline(single, "if_score", known=judged),
-        "if_score_multi": headline(multi, "if_score", known=judged),
-        "composition_drop": composition_drop(single, multi, judged),
-        "hard_pass_rate": headline(_hard_pass_rows(scores), "hard_pass"),
+        **headline_blocks(scores, HEADLINE_METRICS, judged, {"composition_drop": composition_drop(single, multi, judged)}),
         "by_constraint": by_id(scores, judged),
         "by_label_combination": group_table(scores, lambda s: ["+".join(sorted(s["constraint_ids"]))], judged),
         "by_instruction_lang": group_table(scores, lambda s: [s["instruction_lang"] or "-"], judged),

@@ -7,9 +7,11 @@ the shared failures section (eval/failures.py) adds the missing predictions and 
 
 from __future__ import annotations
 
+from eval.benchmark import metric_names
 from eval.ifmtbench.labels import ID_KINDS
+from eval.ifmtbench.metrics import HEADLINE_METRICS
 from eval.reasons import MISSING_PREDICTION
-from eval.report import console_text, fmt, headline_cell, judge_lines, run_lines
+from eval.report import console_text, fmt, headline_cell, headline_rows, judge_lines, run_lines
 from eval.score_rows import ConstraintResult, Fallback, ScoreRow
 
 TITLE = "IFMTBench"
@@ -18,7 +20,7 @@ GROUPS = (("by_label_combination", "label combination"), ("by_instruction_lang",
           ("by_language_pair", "language pair"), ("by_source_lang", "source language"),
           ("by_target_lang", "target language"), ("by_data_format", "data_format (structured rows)"),
           ("by_constraint_count", "labels per row"))
-HEADLINE_NAMES = ("if_score", "if_score_single", "if_score_multi", "composition_drop", "hard_pass_rate")
+HEADLINE_NAMES = metric_names(HEADLINE_METRICS)  # report.md's table and report.html's cards
 
 
 def _cell(text: object) -> str:
@@ -76,7 +78,7 @@ def report_markdown(summary: dict) -> str:
 
 def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
-    rows = [(name, headline_cell(summary[name])) for name in HEADLINE_NAMES]
+    rows = headline_rows(summary, HEADLINE_METRICS)
     rows += [(f"  {cid} ({entry['kind']}, n={entry['n']})", _rate(entry)) for cid, entry in summary["by_constraint"].items()]
     fallback = summary["glossary_fallback"]
     notes = [f"glossary is the rule alone: --skip-judge asked no Judge fallback ({fallback['skipped']} response(s) the "

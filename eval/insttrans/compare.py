@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from eval.insttrans.rules import CONSTRAINT_KINDS
 from eval.errors import CompareError
-from eval.pairing import UnitValues, float_or_none, instance_units
+from eval.insttrans.metrics import HEADLINE_METRICS
+from eval.pairing import UnitValues, float_or_none, headline_units
 
-HEADLINE_FIELDS = {"if_score": "if_score", "quality": "quality", "hard_pass_rate": "hard_pass"}
 JUDGE_LABEL_ORDER = ("quality", *CONSTRAINT_KINDS)
 
 
@@ -42,7 +42,7 @@ def constraint_units(a, b, case_ids: list[str], constraint: str) -> UnitValues |
 def compare_units(a, b, case_ids: list[str]) -> list[dict[tuple, UnitValues]]:
     """One group: the headline metrics (hard_pass_rate always; if_score and quality when both runs
     were judged) and each constraint's rate, over the paired instances."""
-    units = {("metrics", name): unit for name, unit in instance_units(a, b, case_ids, HEADLINE_FIELDS).items()}
+    units = headline_units(a, b, case_ids, HEADLINE_METRICS)
     constraint_ids: list[str] = []
     for run in (a, b):
         for cid in run.summary.get("by_constraint", {}):

@@ -10,8 +10,17 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from eval.benchmark import Mean, Metric
 from eval.insttrans.rules import CONSTRAINT_KINDS, HARD
-from eval.stats import headline, mean_or_none, rounded
+from eval.stats import headline_blocks, mean_or_none, rounded
+
+# The headline metrics, declared once: the record, report.md, the console table, report.html's
+# cards, the leaderboard and compare read them from here.
+HEADLINE_METRICS = (
+    Metric("if_score", Mean("if_score", text="mean over instances of hard_pass × soft_mean"), judge=True),
+    Metric("quality", Mean("quality"), judge=True),
+    Metric("hard_pass_rate", Mean("hard_pass", text="share of instances passing every gate")),
+)
 
 
 def group_metrics(scores: list[dict], groups_of: Callable[[dict], Iterable[str]], judged: bool = True,
@@ -68,9 +77,4 @@ def breakdowns(scores: list[dict], judged: bool = True) -> dict[str, dict]:
 
 def metrics(scores: list[dict], judged: bool) -> dict:
     """The headline numbers and every breakdown (SPEC §9, §11)."""
-    return {
-        "if_score": headline(scores, "if_score", known=judged),
-        "quality": headline(scores, "quality", known=judged),
-        "hard_pass_rate": headline(scores, "hard_pass"),
-        **breakdowns(scores, judged=judged),
-    }
+    return {**headline_blocks(scores, HEADLINE_METRICS, judged), **breakdowns(scores, judged=judged)}

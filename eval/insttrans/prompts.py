@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from eval.insttrans.rules import CONSTRAINTS
 from eval.languages import ENGLISH_NAMES
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from eval.untrusted import delimited_block, delimiter_tag
 
 PROMPT_VERSIONS: dict[str, str] = {"quality": "quality-1", "soft": "soft-1"}

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet, PublishedMetric
+from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, PublishedMetric,
+                            ReleaseHooks, ReportHooks, scorer_version_option)
 from eval.config import RELEASE, RunConfig
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.errors import ConfigError
@@ -14,7 +15,7 @@ import eval.insttrans.manifest as manifest
 import eval.insttrans.report_html as report_html
 from eval.insttrans.explorer import explorer_view
 from eval.insttrans.failures import failure_lists
-from eval.insttrans.metrics import metrics as metric_block
+from eval.insttrans.metrics import HEADLINE_METRICS, metrics as metric_block
 from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.report import console_table, report_markdown
 from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
@@ -23,7 +24,7 @@ from eval.predictions import is_missing
 from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instance, strict_summary
-from eval.types import JudgeItem, JudgeResult
+from eval.insttrans.verdicts import JudgeItem, JudgeResult
 
 DEFAULT_JUDGE_MODEL = "gpt-5.6-sol"
 
@@ -62,7 +63,8 @@ def judge_item(row: dict, prediction: str) -> JudgeItem:
 
 def item_requests(item: JudgeItem) -> list:
     """The quality prompt, and the soft prompt when the item has soft ids (SPEC §10)."""
-    from eval.judge_client import JudgeRequest, soft_validator, validate_quality
+    from eval.insttrans.verdicts import soft_validator, validate_quality
+    from eval.judge_client import JudgeRequest
     from eval.insttrans.prompts import render_quality_prompt, render_soft_prompt
 
     requests = [JudgeRequest(item.case_id, "quality", render_quality_prompt(item), validate_quality)]
@@ -170,50 +172,44 @@ INSTTRANS = Benchmark(
     name="insttrans",
     title="InstTrans-Bench",
     default_data=DEFAULT_DATA,
-    default_dataset=DEFAULT_DATASET,
-    default_judge_model=DEFAULT_JUDGE_MODEL,
-    signature_tag=None,  # the first benchmark's signatures carry no bench: part, as they always have
-    unscored_without_judge="soft constraints and quality were",
     looks_like=looks_like,
     validate_rows=validate_rows,
     model_input=model_input,
-    diagnostics_source=lambda row: row["source_text"],
-    diagnostics_target=lambda row: row["target_lang"],
-    manifest_section="data",
-    manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
-    official_release=manifest.OFFICIAL_RELEASE,
-    data_statistics=manifest.data_statistics,
-    check_config=check_config,
-    settings=lambda config: {"rule_set": rule_set(config)},
-    signature_parts=lambda config: (f"rules:{rule_set(config)}",),
+    default_judge_model=DEFAULT_JUDGE_MODEL,
     prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests)},
-    counters={HARNESS: count_syllables},
     score_rows=score_rows,
-    headline_metrics=(Metric("if_score", aggregation="mean over instances of hard_pass × soft_mean"),
-                      Metric("quality"), Metric("hard_pass_rate", aggregation="share of instances passing every gate")),
+    headline_metrics=HEADLINE_METRICS,
     metrics=metric_block,
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html.report_html,
-    failure_lists=failure_lists,
-    compare_units=compare.compare_units,
-    compare_sections=(),
-    judge_labels=compare.judge_labels,
-    judge_label_order=compare.JUDGE_LABEL_ORDER,
-    prediction_field=None,
-    sort_metrics=("if_score", "hard_pass_rate"),
-    leaderboard_columns=leaderboard_columns,
-    leaderboard_value=leaderboard_value,
-    options={"rule_set": tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET)),
-             "scorer_version": tuple(SCORER_VERSIONS)},  # newest first: the default
+    options=(Option("rule_set", "--rule-set", tuple(sorted(RULE_SETS, key=lambda name: name != DEFAULT_RULE_SET)),
+                    "hard-rule semantics (default: the original scorer's)"),
+             scorer_version_option(tuple(SCORER_VERSIONS))),  # newest first: the default
+    check_config=check_config,
+    settings=lambda config: {"rule_set": rule_set(config)},
+    signature_parts=lambda config: (f"rules:{rule_set(config)}",),
+    untagged_signature=True,  # the first benchmark's signatures carry no bench: part, as they always have
+    counters={HARNESS: count_syllables},
     companion_metrics=companion_metrics,
-    clean_hub_row=drop_unset_optionals,
-    explorer_view=explorer_view,
-    open_release=open_release,
-    reference_field="reference",
-    published_metrics={
-        "quality": PublishedMetric(("quality",), judge=True),
-        "if_score": PublishedMetric(("if_score",), judge=True),
-        "off_target": PublishedMetric(None, absent="this harness does not measure the off-target rate"),
-    },
+    data=DataHooks(default_dataset=DEFAULT_DATASET, clean_hub_row=drop_unset_optionals,
+                   diagnostics_source=lambda row: row["source_text"], diagnostics_target=lambda row: row["target_lang"],
+                   reference_field="reference"),
+    judge=JudgeHooks(unscored_without_judge="soft constraints and quality were", judge_labels=compare.judge_labels,
+                     judge_label_order=compare.JUDGE_LABEL_ORDER),
+    reports=ReportHooks(failure_lists=failure_lists, explorer_view=explorer_view),
+    compare=CompareHooks(compare_units=compare.compare_units, leaderboard_columns=leaderboard_columns,
+                         leaderboard_value=leaderboard_value),
+    release=ReleaseHooks(
+        manifest_section="data",
+        manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
+        data_statistics=manifest.data_statistics,
+        official_release=manifest.OFFICIAL_RELEASE,
+        hub_files=("data/test.jsonl",),  # the data file inside the release repository (SPEC §9)
+        open_release=open_release,
+        published_metrics={
+            "quality": PublishedMetric(("quality",), judge=True),
+            "if_score": PublishedMetric(("if_score",), judge=True),
+            "off_target": PublishedMetric(None, absent="this harness does not measure the off-target rate"),
+        }),
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from eval.report import console_text, fmt, headline_cell, judge_lines, run_lines
+from eval.benchmark import metric_names
+from eval.insttrans.metrics import HEADLINE_METRICS
+from eval.report import console_text, fmt, headline_cell, headline_rows, judge_lines, run_lines
 
 
 def report_markdown(summary: dict) -> str:
@@ -11,7 +13,7 @@ def report_markdown(summary: dict) -> str:
     lines += judge_lines(summary.get("judge"))
     lines.append("")
     lines += ["| metric | value [95% CI] |", "|---|---|"]
-    for name in ("if_score", "quality", "hard_pass_rate", "hard_pass_rate_strict"):
+    for name in (*metric_names(HEADLINE_METRICS), "hard_pass_rate_strict"):
         if name in summary:
             lines.append(f"| {name} | {headline_cell(summary[name])} |")
     if "hard_pass_rate_strict" in summary:
@@ -34,8 +36,7 @@ def report_markdown(summary: dict) -> str:
 
 def console_table(summary: dict) -> str:
     """The compact table printed at the end of a run."""
-    rows = [("if_score", headline_cell(summary["if_score"])), ("quality", headline_cell(summary["quality"])),
-            ("hard_pass_rate", headline_cell(summary["hard_pass_rate"]))]
+    rows = headline_rows(summary, HEADLINE_METRICS)
     notes = []
     if "hard_pass_rate_strict" in summary:
         rows.append(("hard_pass_rate_strict", headline_cell(summary["hard_pass_rate_strict"])))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from eval.benchmark import metric_names
+from eval.insttrans.metrics import HEADLINE_METRICS
 from eval.insttrans.report import STRICT_NOTE
 from eval.report_html import (PALETTE, bar_chart_svg, bootstrap_interval, cards, escape, number, page_head,
                               table)
@@ -39,7 +41,7 @@ def _language_bars(summary: dict, scores: list[dict], metric: str, field: str) -
 
 def page_sections(summary: dict, scores: list[dict]) -> list[str]:
     parts = page_head(summary, "InstTrans-Bench evaluation report")
-    parts.append(cards(summary, ("if_score", "quality", "hard_pass_rate")
+    parts.append(cards(summary, metric_names(HEADLINE_METRICS)
                         + (("hard_pass_rate_strict",) if "hard_pass_rate_strict" in summary else ())))
     if "hard_pass_rate_strict" in summary:
         parts.append(f'<p class="muted">hard_pass_rate_strict: {escape(STRICT_NOTE.removeprefix("strict: "))}.</p>')

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_TABLE
 from eval.predictions import is_missing
+from eval.insttrans.verdicts import JudgeResult
 from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.score_rows import ConstraintResult, ScoreRow, Status, missing_detail, skipped_detail
-from eval.types import JudgeResult
 
 
 def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,

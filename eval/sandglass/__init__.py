@@ -10,31 +10,25 @@ units (`compare`) and manifest.json's entry (`manifest`). This module builds the
 
 from __future__ import annotations
 
-from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet, PublishedMetric
+from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, PromptSet, PublishedMetric,
+                            ReleaseHooks, ReportHooks, scorer_version_option)
 from eval.config import RunConfig
-from eval.errors import ConfigError
 from eval.predictions import is_missing
 from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.sandglass import compare, failures, manifest, report_html
 from eval.sandglass.explorer import explorer_view
-from eval.sandglass.metrics import (OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables, quality_gap,
-                                    score_item, syllable_reward)
-from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt
+from eval.sandglass.metrics import (HEADLINE_METRICS, OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables,
+                                    quality_gap, score_item, syllable_reward)
+from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt, validate_quality
 from eval.sandglass.report import console_table, report_markdown
 from eval.score_rows import ScoreRow
 from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS,
                                  looks_like_sandglass, model_input, render_messages, sandglass_row_warnings,
                                  target_syllables, validate_sandglass_row, validate_sandglass_rows)
-from eval.stats import headline
+from eval.stats import headline_blocks
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
 EXTRA_COLUMNS = ("pm1", "dev_le_5", "dev_le_10", "dev_le_20", "slope", "q_gap_short", "q_gap_long")
-
-
-def check_config(config: RunConfig) -> list[str]:
-    if config.options.get("rule_set", "original") != "original":  # the original rules are no choice at all
-        raise ConfigError("--rule-set applies to InstTrans-Bench only", "drop --rule-set for a Sandglass run")
-    return []
 
 
 def settings(config: RunConfig) -> dict:
@@ -48,7 +42,7 @@ def signature_parts(config: RunConfig) -> tuple[str, ...]:
 
 def judge_requests(rows: list[dict], predictions: dict) -> list:
     """One quality verdict per non-missing prediction, through the shared client and cache."""
-    from eval.judge_client import JudgeRequest, validate_quality
+    from eval.judge_client import JudgeRequest
 
     return [JudgeRequest(row["case_id"], "sandglass_quality", render_judge_prompt(row, predictions[row["case_id"]]),
                          validate_quality)
@@ -88,13 +82,7 @@ def score_rows(rows: list[dict], predictions: dict, verdicts: dict | None, confi
 
 def metric_block(items: list[dict], judged: bool) -> dict:
     """The summary's metric block: the headline numbers and the card's tables."""
-    return {
-        "score": headline(items, "score"),
-        "syllable_reward": headline(items, "syllable_reward"),
-        "quality": headline(items, "quality"),
-        "mean_abs_dev": headline(items, "dev"),
-        **metric_tables(items),
-    }
+    return {**headline_blocks(items, HEADLINE_METRICS, judged), **metric_tables(items)}
 
 
 def open_release(root, trust_code: bool):
@@ -108,54 +96,45 @@ SANDGLASS = Benchmark(
     name="sandglass",
     title="Sandglass-Bench",
     default_data=DEFAULT_DATA,
-    default_dataset=DEFAULT_DATASET,
-    default_judge_model=DEFAULT_JUDGE_MODEL,
-    signature_tag="sandglass",
-    unscored_without_judge="quality and score were",
     looks_like=looks_like_sandglass,
     validate_rows=validate_sandglass_rows,
     model_input=model_input,
-    diagnostics_source=lambda row: row["metadata"]["source"],
-    diagnostics_target=lambda row: row["metadata"]["target_language"],
-    manifest_section="sandglass",
-    manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
-    official_release=manifest.OFFICIAL_RELEASE,
-    data_statistics=manifest.data_statistics,
-    release_case_id=manifest.RELEASE_CASE_ID,
-    check_config=check_config,
-    settings=settings,
-    signature_parts=signature_parts,
-    options={"scorer_version": ("release-3686ba4",)},  # one official scorer version (SPEC §7c; release.SCORER_VERSION)
+    default_judge_model=DEFAULT_JUDGE_MODEL,
     prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests)},
-    counters=COUNTERS,
     score_rows=score_rows,
-    headline_metrics=(Metric("score", aggregation="mean over items of (syllable_reward + quality) / 2"),
-                      Metric("syllable_reward"), Metric("quality"),
-                      Metric("mean_abs_dev", higher_is_better=False, aggregation="mean over items of the rounded dev")),
+    headline_metrics=HEADLINE_METRICS,
     metrics=metric_block,
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html.report_html,
-    failure_lists=failures.failure_lists,
-    compare_units=compare.compare_units,
-    compare_sections=("by_language",),
-    judge_labels=compare.judge_labels,
-    judge_label_order=("quality",),
-    prediction_field="hyp",
-    sort_metrics=("score", "syllable_reward"),
-    leaderboard_columns=lambda summaries: list(EXTRA_COLUMNS),
-    leaderboard_value=lambda summary, column: (summary.get("overall") or {}).get(column),
-    explorer_view=explorer_view,
-    open_release=open_release,
-    reference_field="label",  # the release labels its English rows only
-    published_metrics={
-        "quality": PublishedMetric(("quality",), judge=True),
-        "mean_abs_dev": PublishedMetric(("mean_abs_dev",), counter=True),
-        "within_1": PublishedMetric(("overall", "pm1"), counter=True),
-        "within_5pct": PublishedMetric(("overall", "dev_le_5"), counter=True),
-        "within_10pct": PublishedMetric(("overall", "dev_le_10"), counter=True),
-        "slope": PublishedMetric(("overall", "slope"), counter=True),
-    },
+    options=(scorer_version_option(("release-3686ba4",)),),  # one official scorer version (SPEC §7c)
+    settings=settings,
+    signature_parts=signature_parts,
+    counters=COUNTERS,
+    data=DataHooks(default_dataset=DEFAULT_DATASET, diagnostics_source=lambda row: row["metadata"]["source"],
+                   diagnostics_target=lambda row: row["metadata"]["target_language"],
+                   prediction_field="hyp", reference_field="label"),  # the release labels its English rows only
+    judge=JudgeHooks(unscored_without_judge="quality and score were", judge_labels=compare.judge_labels,
+                     judge_label_order=("quality",)),
+    reports=ReportHooks(failure_lists=failures.failure_lists, explorer_view=explorer_view),
+    compare=CompareHooks(compare_units=compare.compare_units, compare_sections=("by_language",),
+                         leaderboard_columns=lambda summaries: list(EXTRA_COLUMNS),
+                         leaderboard_value=lambda summary, column: (summary.get("overall") or {}).get(column)),
+    release=ReleaseHooks(
+        manifest_entry=lambda: manifest.manifest_entry(PROMPT_VERSIONS),
+        data_statistics=manifest.data_statistics,
+        official_release=manifest.OFFICIAL_RELEASE,
+        release_case_id=manifest.RELEASE_CASE_ID,
+        hub_files=("sandglass_bench.jsonl",),  # the data file inside the release repository (SPEC §9)
+        open_release=open_release,
+        published_metrics={
+            "quality": PublishedMetric(("quality",), judge=True),
+            "mean_abs_dev": PublishedMetric(("mean_abs_dev",), counter=True),
+            "within_1": PublishedMetric(("overall", "pm1"), counter=True),
+            "within_5pct": PublishedMetric(("overall", "dev_le_5"), counter=True),
+            "within_10pct": PublishedMetric(("overall", "dev_le_10"), counter=True),
+            "slope": PublishedMetric(("overall", "slope"), counter=True),
+        }),
 )
 
 __all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",

@@ -8,20 +8,17 @@ functions (eval/sandglass/metrics.py `line_statistics`), never again here.
 
 from __future__ import annotations
 
-from eval.pairing import UnitValues, headline_present, instance_units
-from eval.sandglass.metrics import LINE_METRICS, line_statistics
+from eval.benchmark import metric_names
+from eval.pairing import UnitValues, headline_present, headline_units, instance_units
+from eval.sandglass.metrics import HEADLINE_METRICS, LINE_METRICS, line_statistics
 
-ITEM_FIELDS = {  # card metric -> the scores.jsonl field of one item
-    "score": "score",
-    "syllable_reward": "syllable_reward",
-    "quality": "quality",
-    "mean_abs_dev": "dev",  # the rounded per-item dev, as the summary averages it
+SHARE_FIELDS = {  # the card's shares (the summary's `overall` block) -> the scores.jsonl field of one item
     "pm1": "hit_pm1",
     "dev_le_5": "hit_strict5",
     "dev_le_10": "hit_10",
     "dev_le_20": "hit_20",
 }
-LANGUAGE_METRICS = ("score", "syllable_reward", "quality", "mean_abs_dev")
+LANGUAGE_METRICS = metric_names(HEADLINE_METRICS)  # per language: the headline metrics
 
 
 def language_units(a, case_ids: list[str], items: dict[str, UnitValues]) -> dict[tuple, UnitValues]:
@@ -57,8 +54,9 @@ def line_units(a, b, case_ids: list[str]) -> dict[tuple, UnitValues]:
 
 
 def compare_units(a, b, case_ids: list[str]) -> list[dict[tuple, UnitValues]]:
-    """Two groups: items (overall and per language) and lines."""
-    items = instance_units(a, b, case_ids, ITEM_FIELDS)
+    """Two groups: items (the headline metrics and the shares; overall and per language) and lines."""
+    headlines = {path[-1]: unit for path, unit in headline_units(a, b, case_ids, HEADLINE_METRICS).items()}
+    items = {**headlines, **instance_units(a, b, case_ids, SHARE_FIELDS)}
     return [{**{("metrics", name): unit for name, unit in items.items()}, **language_units(a, case_ids, items)},
             line_units(a, b, case_ids)]
 

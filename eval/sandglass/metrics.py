@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from eval.benchmark import Mean, Metric
 from eval.stats import mean_or_none, rounded
 from eval.predictions import is_missing
 from eval.sandglass.rows import SPEECH_RATES, TARGET_KINDS
@@ -19,6 +20,14 @@ from eval.sandglass.rows import SPEECH_RATES, TARGET_KINDS
 OUTPUT_FIELDS = ("case_id", "uuid", "fenqu", "target_language", "target_kind", "target_syllables", "duration",
                  "source", "status", "hyp", "hyp_syllables", "abs_diff", "dev", "signed_dev", "syllable_reward",
                  "hit_pm1", "hit_strict5", "hit_10", "hit_20", "quality", "judge_error", "score")
+# The headline metrics, declared once: the record, report.md, the console table, report.html's
+# cards, the leaderboard and compare read them from here.
+HEADLINE_METRICS = (
+    Metric("score", Mean("score", text="mean over items of (syllable_reward + quality) / 2"), judge=True),
+    Metric("syllable_reward", Mean("syllable_reward")),
+    Metric("quality", Mean("quality"), judge=True),
+    Metric("mean_abs_dev", Mean("dev", text="mean over items of the rounded dev"), higher_is_better=False),
+)
 
 
 def syllable_reward(hyp_syllables: int, target: int) -> float:

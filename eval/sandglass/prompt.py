@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from eval.judge_client import VerdictForm
 from eval.languages import ENGLISH_NAMES
 from eval.untrusted import delimited_block, delimiter_tag
 
@@ -54,3 +57,28 @@ def render_judge_prompt(row: dict, prediction: str) -> str:
         "Candidate translation:\n" + delimited_block("CANDIDATE", tag, prediction),
         'Answer with one JSON object and nothing else: {"quality": S}, where S is the number 0, 0.5 or 1.',
     ])
+
+
+QUALITY_SCORES = (0, 0.5, 1)
+
+
+def _validate_quality(text: str) -> dict:
+    """The prompt's reply form, `{"quality": S}` with S the number 0, 0.5 or 1, and nothing else."""
+    from eval.judge_client import VerdictError, parse_verdict_object
+
+    obj = parse_verdict_object(text)
+    extra = [key for key in obj if key != "quality"]
+    if "quality" not in obj or extra:
+        parts = ([] if "quality" in obj else ["missing ['quality']"]) + ([f"unexpected {extra}"] if extra else [])
+        raise VerdictError("verdict keys: " + ", ".join(parts))
+    value = obj["quality"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in QUALITY_SCORES:
+        raise VerdictError(f"quality = {json.dumps(value)} is not one of the numbers 0, 0.5, 1")
+    return {"quality": float(value) + 0.0}  # -0.0 becomes 0.0
+
+
+# What the Judge client's repair turn restates and --judge-structured asks an engine to enforce (SPEC §10).
+validate_quality = VerdictForm(
+    _validate_quality, '{"quality": S}', "each S is one of the numbers 0, 0.5 or 1",
+    {"type": "object", "properties": {"quality": {"type": "number", "enum": list(QUALITY_SCORES)}},
+     "required": ["quality"], "additionalProperties": False})

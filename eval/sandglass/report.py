@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from eval.report import INTERVAL_LEGEND, console_footer, headline_cell, judge_lines, missing_line, run_lines
+from eval.report import INTERVAL_LEGEND, console_footer, headline_rows, judge_lines, missing_line, run_lines
+from eval.sandglass.metrics import HEADLINE_METRICS
 
 TABLE_COLUMNS = ("n", "mean_abs_dev", "pm1", "dev_le_5", "dev_le_10", "dev_le_20", "syllable_reward", "quality",
                  "score", "slope", "q_gap_short", "q_gap_long")
@@ -27,8 +28,7 @@ def _table(title: str, groups: dict[str, dict]) -> list[str]:
 def report_markdown(summary: dict) -> str:
     lines = ["# Sandglass-Bench evaluation report", ""] + run_lines(summary, "items") + judge_lines(summary.get("judge"))
     lines += ["", "| metric | value [95% CI] |", "|---|---|"]
-    for name in ("score", "syllable_reward", "quality", "mean_abs_dev"):
-        lines.append(f"| {name} | {headline_cell(summary[name])} |")
+    lines += [f"| {name} | {cell} |" for name, cell in headline_rows(summary, HEADLINE_METRICS)]
     lines += ["", "Shares (±1, dev ≤ 5/10/20%) are of all items; slope and q_gap need the three targets of a "
               "line (n/a per target kind).", ""]
     lines += _table("all", {"overall": summary["overall"]})
@@ -37,13 +37,11 @@ def report_markdown(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-HEADLINES = ("score", "syllable_reward", "quality", "mean_abs_dev")
-
-
 def console_table(summary: dict) -> str:
     """The headline metrics with their intervals, the per-language table, the missing count, the footer."""
-    width = max(len(name) for name in HEADLINES)
-    out = [f"{name:<{width}}  {headline_cell(summary[name])}" for name in HEADLINES] + [INTERVAL_LEGEND, ""]
+    rows = headline_rows(summary, HEADLINE_METRICS)
+    width = max(len(name) for name, _ in rows)
+    out = [f"{name:<{width}}  {cell}" for name, cell in rows] + [INTERVAL_LEGEND, ""]
     out.append(f"{'metric':<16}  {'overall':>8}  " + "  ".join(f"{lang:>8}" for lang in summary["by_language"]))
     for name in TABLE_COLUMNS[1:]:
         cells = [summary["overall"][name]] + [stats[name] for stats in summary["by_language"].values()]

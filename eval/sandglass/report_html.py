@@ -3,6 +3,8 @@ target against output syllables, and the card's tables overall and per group."""
 
 from __future__ import annotations
 
+from eval.benchmark import metric_names
+from eval.sandglass.metrics import HEADLINE_METRICS
 from eval.report_html import (LANGUAGE_COLOURS, PALETTE, bar_chart_svg, bootstrap_interval, cards, escape,
                               page_head, scatter_svg, table)
 
@@ -22,7 +24,7 @@ def _sg_cell(name: str, value) -> str:
 
 def page_sections(summary: dict, items: list[dict]) -> list[str]:
     parts = page_head(summary, "Sandglass-Bench evaluation report")
-    parts.append(cards(summary, ("score", "syllable_reward", "quality", "mean_abs_dev")))
+    parts.append(cards(summary, metric_names(HEADLINE_METRICS)))
     overall = summary.get("overall", {})
     bars = []
     for name, field in SANDGLASS_SHARES.items():

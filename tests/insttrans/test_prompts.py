@@ -10,7 +10,7 @@ import pytest
 
 from eval.constraints import CONSTRAINTS, SOFT_IDS
 from eval.insttrans.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
-from eval.types import JudgeItem
+from eval.insttrans.verdicts import JudgeItem
 from judge_server import candidate_of, soft_ids_of
 
 ITEM = JudgeItem("c-1", "zh", "en", "她说苹果很好用。", "She said the Apple phone works well.",

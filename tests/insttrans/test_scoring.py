@@ -8,9 +8,9 @@ import pytest
 from conftest import make_row
 from eval.constraints import CONSTRAINTS
 from eval.insttrans.scoring import score_instance
+from eval.insttrans.verdicts import JudgeResult
 from eval.rule_contract import ScoringContext, Verdict
 from eval.score_rows import missing_detail
-from eval.types import JudgeResult
 
 MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
 SOFT3 = ["style_consistency", "term_cross_sentence", "coref_resolution"]

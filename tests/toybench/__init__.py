@@ -8,61 +8,55 @@ explorer view (`explorer`) and manifest.json's entry (`manifest`). This module b
 
 from __future__ import annotations
 
-from eval.benchmark import HARNESS, Benchmark, Metric, PromptSet
+from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, ReleaseHooks,
+                            ReportHooks)
 from eval.config import RunConfig
-from eval.errors import ConfigError
 
 from . import compare, manifest
 from .explorer import explorer_view
+from .metrics import HEADLINE_METRICS
 from .prompt import JUDGE_PARAMS, PROMPT_VERSIONS, judge_requests
 from .report import console_table, failure_lists, report_html, report_markdown
 from .rows import DEFAULT_DATA, looks_like_toy, model_input, validate_toy_rows, words
 from .scoring import score_rows, toy_metrics
 
 
-def check_config(config: RunConfig) -> list[str]:
-    if config.options.get("rule_set", "original") != "original":
-        raise ConfigError("--rule-set does not apply to Toy-Bench", "drop --rule-set")
-    return []
+# Its one option: evaluate.py's --genre-table flag exists because the record declares it (eval/cli.py
+# builds the flags from the registry); the pipeline refuses it for every other benchmark.
+GENRE_TABLE = Option("genre_table", "--genre-table", ("shown", "hidden"),
+                     "report.md's per-genre table: shown, or hidden (default: shown)")
+
+
+def settings(config: RunConfig) -> dict:
+    return {"word_budget": {"counter": "whitespace words", "rule": "words <= max_words"},
+            "report": {"genre_table": TOYBENCH.option(config, GENRE_TABLE.name)}}
 
 
 TOYBENCH = Benchmark(
     name="toybench",
     title="Toy-Bench",
     default_data=DEFAULT_DATA,
-    default_dataset="example/Toy-Bench",
-    default_judge_model="toy-judge-1",
-    signature_tag="toybench",
-    unscored_without_judge="toy_score and adequacy were",
     looks_like=looks_like_toy,
     validate_rows=validate_toy_rows,
     model_input=model_input,
-    diagnostics_source=lambda row: row["source"],
-    manifest_section="toybench",
-    manifest_entry=manifest.manifest_entry,
-    data_statistics=manifest.data_statistics,
-    check_config=check_config,
-    settings=lambda config: {"word_budget": {"counter": "whitespace words", "rule": "words <= max_words"}},
-    signature_parts=lambda config: ("words:whitespace",),
+    default_judge_model="toy-judge-1",
     prompt_sets={HARNESS: PromptSet(PROMPT_VERSIONS, judge_requests, params=JUDGE_PARAMS)},
-    counters={HARNESS: lambda text, lang: words(text)},
     score_rows=score_rows,
-    headline_metrics=(Metric("toy_score", aggregation="mean over rows of hard pass × adequacy"),
-                      Metric("hard_pass_rate"), Metric("adequacy"),
-                      Metric("words_over", higher_is_better=False, aggregation="mean words beyond the budget")),
+    headline_metrics=HEADLINE_METRICS,
     metrics=toy_metrics,
     report_markdown=report_markdown,
     console_table=console_table,
     report_html=report_html,
-    failure_lists=failure_lists,
-    compare_units=compare.compare_units,
-    compare_sections=("by_genre",),
-    judge_labels=compare.judge_labels,
-    judge_label_order=("adequacy",),
-    prediction_field="prediction",
-    sort_metrics=("toy_score", "hard_pass_rate"),
-    leaderboard_columns=compare.leaderboard_columns,
-    leaderboard_value=compare.leaderboard_value,
-    explorer_view=explorer_view,
-    diagnostics_target=lambda row: row["target_lang"],
+    options=(GENRE_TABLE,),
+    settings=settings,
+    signature_parts=lambda config: ("words:whitespace",),
+    counters={HARNESS: lambda text, lang: words(text)},
+    data=DataHooks(default_dataset="example/Toy-Bench", diagnostics_source=lambda row: row["source"],
+                   diagnostics_target=lambda row: row["target_lang"], prediction_field="prediction"),
+    judge=JudgeHooks(judge_labels=compare.judge_labels, judge_label_order=("adequacy",)),
+    reports=ReportHooks(failure_lists=failure_lists, explorer_view=explorer_view),
+    compare=CompareHooks(compare_units=compare.compare_units, compare_sections=("by_genre",),
+                         leaderboard_columns=compare.leaderboard_columns,
+                         leaderboard_value=compare.leaderboard_value),
+    release=ReleaseHooks(manifest_entry=manifest.manifest_entry, data_statistics=manifest.data_statistics),
 )

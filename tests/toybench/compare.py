@@ -4,14 +4,14 @@ agreement, and one leaderboard column per genre."""
 
 from __future__ import annotations
 
-from eval.pairing import UnitValues, instance_units
+from eval.pairing import UnitValues, headline_units
 
-FIELDS = {"toy_score": "toy_score", "hard_pass_rate": "hard_pass", "adequacy": "adequacy", "words_over": "words_over"}
+from .metrics import HEADLINE_METRICS
 
 
 def compare_units(a, b, case_ids: list[str]) -> list[dict[tuple, UnitValues]]:
-    items = instance_units(a, b, case_ids, FIELDS)
-    units = {("metrics", name): unit for name, unit in items.items()}
+    units = headline_units(a, b, case_ids, HEADLINE_METRICS)
+    items = {path[-1]: unit for path, unit in units.items()}
     for genre in dict.fromkeys(a.scores[cid]["genre"] for cid in case_ids):
         mask = [1.0 if a.scores[cid]["genre"] == genre else 0.0 for cid in case_ids]
         for name in ("toy_score", "hard_pass_rate"):

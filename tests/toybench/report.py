@@ -3,13 +3,15 @@ frames (eval/report.py, eval/report_html.py, eval/failures.py)."""
 
 from __future__ import annotations
 
+from eval.benchmark import metric_names
 from eval.reasons import cut, lowest
 from eval.report import console_footer, fmt, headline_cell, judge_lines, run_lines
 from eval.report_html import cards, escape, page_head, table
 
+from .metrics import HEADLINE_METRICS
 from .rules import RULES
 
-HEADLINES = ("toy_score", "hard_pass_rate", "adequacy", "words_over")
+HEADLINES = metric_names(HEADLINE_METRICS)
 TITLE = "Toy-Bench evaluation report"
 
 
@@ -22,8 +24,9 @@ def report_markdown(summary: dict) -> str:
     lines = [f"# {TITLE}", ""] + run_lines(summary, "items") + judge_lines(summary.get("judge"))
     lines += ["", "| metric | value [95% CI] |", "|---|---|"]
     lines += [f"| {name} | {headline_cell(summary[name])} |" for name in HEADLINES]
-    lines += ["", "## By genre", "", "| genre | n | hard_pass_rate | toy_score |", "|---|---:|---:|---:|"]
-    lines += ["| " + " | ".join(row) + " |" for row in genre_rows(summary)]
+    if (summary.get("report") or {}).get("genre_table") != "hidden":  # the run's --genre-table
+        lines += ["", "## By genre", "", "| genre | n | hard_pass_rate | toy_score |", "|---|---:|---:|---:|"]
+        lines += ["| " + " | ".join(row) + " |" for row in genre_rows(summary)]
     return "\n".join(lines) + "\n"
 
 

@@ -12,8 +12,9 @@ from eval.config import RunConfig
 from eval.predictions import is_missing
 from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, Verdict
 from eval.score_rows import ConstraintResult, ScoreRow, Status
-from eval.stats import headline, mean_or_none, rounded
+from eval.stats import headline_blocks, mean_or_none, rounded
 
+from .metrics import HEADLINE_METRICS
 from .prompt import ADEQUACY
 from .rows import words
 from .rules import RULES
@@ -55,6 +56,4 @@ def by_genre(scores: list[dict]) -> dict:
 
 
 def toy_metrics(scores: list[dict], judged: bool) -> dict:
-    return {"toy_score": headline(scores, "toy_score", judged), "hard_pass_rate": headline(scores, "hard_pass"),
-            "adequacy": headline(scores, "adequacy", judged), "words_over": headline(scores, "words_over"),
-            "by_genre": by_genre(scores)}
+    return {**headline_blocks(scores, HEADLINE_METRICS, judged), "by_genre": by_genre(scores)}
