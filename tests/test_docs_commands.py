@@ -35,7 +35,7 @@ NOT_RUN = {
     "pip install -r requirements.txt": "installs packages; CI runs it before the tests (.ci/run)",
     "pip install -r requirements-test.txt": "installs packages; CI runs it before the tests (.ci/run)",
     "pip install .": "tests/test_install.py installs the checkout into a throwaway venv and runs the commands",
-    "python -m pytest -q tests": "the test suite itself",
+    "python -m pytest -q -n auto tests": "the test suite itself",
     "python -m scripts.demo": "tests/test_front_door.py runs it (into a temporary --output-dir) and checks its whole flow",
     "hf download": "needs the network (the official release on the hub)",
     "pip install -r ./InstTrans-Bench/requirements.txt": "needs the download above; installs packages",
