@@ -48,3 +48,19 @@ def test_a_run_records_every_test_and_counts_a_childs_cpu(tmp_path, monkeypatch,
     assert "test_generated.py" in out and "all 1 files" in out
     last = out.strip().split("\n")[-1]
     assert last.startswith("suite: ") and "1 worker(s)" in last and "pytest exit 0" in last
+
+
+def test_the_figures_docs_show_agree_with_each_other_and_the_target():
+    """docs/testing.md's table: CPU over workers is the last column, the after row meets the
+    script's target, and the page names the same target."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "testing.md").read_text(encoding="utf-8")
+    section = page.split("### How long it takes", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (before|after)[^|]*\|[^|]*\| (\d+) s \| (\d+) s \| (\d+) s \|$", section, re.M)
+    assert [row[0] for row in rows] == ["before", "after"]
+    for (name, cpu, _wall, least), workers in zip(rows, (1, 2)):
+        assert int(least) == round(int(cpu) / workers), name
+    assert int(rows[1][3]) <= time_suite.TARGET_WALL_S < int(rows[0][3])
+    assert f"The target is {time_suite.TARGET_WALL_S:.0f} s" in " ".join(section.split())
