@@ -88,6 +88,7 @@ class BatchClient:
         self.key = api_key
         self.headers = openai_api.auth_headers(api_key)
         self.client = httpx.Client(timeout=timeout)
+        self.stand_in: str | None = None  # what the last result file's x-stand-in header said (a test double)
 
     def close(self) -> None:
         self.client.close()
@@ -163,6 +164,7 @@ class BatchClient:
                     raise ResultFileGone(file_id)
                 if response.status_code != 200:
                     raise self._fail("download a result file", f"HTTP {response.status_code}")
+                self.stand_in = openai_api.stand_in_of(response.headers)
                 pending, skipping = bytearray(), False
                 for chunk in response.iter_bytes():
                     while chunk:
@@ -355,7 +357,8 @@ def _collect(client: BatchClient, cache: sqlite3.Connection, row: dict, batch: d
                                                 (settings.api_key,)),
                                          hint="the verdicts received so far are cached; rerun to resume; "
                                               "--judge-repairs 1 asks the Judge once more about an invalid verdict")
-                write_reply(cache, key, settings.model, kind, body, text)  # an invalid one: for its repair turn
+                write_reply(cache, key, settings.model, kind, body, text,  # an invalid one: for its repair turn
+                            client.stand_in)
                 answered.add(key)
         except ResultFileGone:  # every line of it is asked online, as a failed line is
             notify(f"the {name.removesuffix('_id').replace('_', ' ')} {file_id} of batch {row['batch_id']} is gone "

@@ -7,6 +7,11 @@ asks for what is missing (an invalid first reply is kept too, so the rerun goes 
 repair turn). The API key is not part of the body and is never stored; the URL is hashed, not
 stored, in case a gateway carries a secret in it.
 
+Each reply records whether it came from a stand-in Judge (`stand_in`: what the reply's x-stand-in
+header said, NULL for a real Judge), so a rerun answered wholly from the cache still names the
+stand-in. Layout 1 had no such column: a cache of layout 1 is read as it is (its replies name no
+stand-in) and gains the column the first time a run opens it for writing (layout 2).
+
 The file records its layout's version (`PRAGMA user_version`) and is marked as a Judge cache
 (`PRAGMA application_id`); a file of another layout or a newer version, and any file that is not
 a Judge cache (another program's SQLite database, a text file), is refused before the first
@@ -22,14 +27,16 @@ from pathlib import Path
 
 from eval.errors import ConfigError, JudgeError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # `PRAGMA application_id` of a cache ("ITJC"); caches written before it have 0 and are known by layout.
 APPLICATION_ID = 0x49544A43
 SQLITE_HEADER = b"SQLite format 3\x00"
 OWN_OBJECTS = frozenset({"judge_replies", "sqlite_autoindex_judge_replies_1",
                          "judge_batches", "sqlite_autoindex_judge_batches_1"})
 NEW_FILE_FIX = "point --judge-cache at a new file (or at an earlier Judge cache); the harness writes only its own"
-COLUMNS = ("key", "model", "endpoint_kind", "request", "reply", "created_at")
+COLUMNS = ("key", "model", "endpoint_kind", "request", "reply", "created_at", "stand_in")
+# The columns of layout 1 (before `stand_in`): such a cache is still read, and migrated on opening.
+COLUMNS_V1 = COLUMNS[:-1]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS judge_replies (
@@ -38,7 +45,8 @@ CREATE TABLE IF NOT EXISTS judge_replies (
     endpoint_kind TEXT NOT NULL,
     request TEXT NOT NULL,
     reply TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    stand_in TEXT
 )
 """
 
@@ -79,6 +87,7 @@ def open_cache(path: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(_SCHEMA)
+        _migrate(connection)
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     except sqlite3.DatabaseError as error:
@@ -140,25 +149,48 @@ def _check_layout(connection: sqlite3.Connection, path: Path) -> None:
     if version > SCHEMA_VERSION:
         raise ConfigError(f"the Judge cache {path} was written by a newer harness (layout version {version}, "
                           f"this one reads {SCHEMA_VERSION})", hint=fix)
-    if columns and sorted(columns) != sorted(COLUMNS):
+    layout_1 = sorted(columns) == sorted(COLUMNS_V1)  # read as it is; opened for writing, it gains the column
+    if columns and sorted(columns) != sorted(COLUMNS) and not layout_1:
         raise ConfigError(f"the Judge cache {path} has another table layout (columns {', '.join(columns)}; "
                           f"expected {', '.join(COLUMNS)})", hint=fix)
 
 
+def _migrate(connection: sqlite3.Connection) -> None:
+    """Layout 1 to 2: add the `stand_in` column (NULL for the replies already stored: a reply of
+    layout 1 is not known to come from a stand-in). Under the write lock, so that two runs opening
+    the same old cache at once add it once."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(judge_replies)")}
+        if "stand_in" not in columns:
+            connection.execute("ALTER TABLE judge_replies ADD COLUMN stand_in TEXT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
 def read_reply(connection: sqlite3.Connection, key: str) -> str | None:
     """The stored reply text for `key`, or None."""
-    row = connection.execute("SELECT reply FROM judge_replies WHERE key = ?", (key,)).fetchone()
-    return None if row is None else row[0]
+    stored = read_stored(connection, key)
+    return None if stored is None else stored[0]
+
+
+def read_stored(connection: sqlite3.Connection, key: str) -> tuple[str, str | None] | None:
+    """(reply text, what its stand-in Judge said or None) for `key`, or None when nothing is stored."""
+    row = connection.execute("SELECT reply, stand_in FROM judge_replies WHERE key = ?", (key,)).fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 def write_reply(connection: sqlite3.Connection, key: str, model: str, endpoint_kind: str,
-                request: bytes, reply: str) -> None:
-    """Store a validated reply with its request body (kept for audit); committed at once."""
+                request: bytes, reply: str, stand_in: str | None = None) -> None:
+    """Store a validated reply with its request body (kept for audit) and, when the reply came from
+    a stand-in Judge, what its x-stand-in header said; committed at once."""
     try:
         connection.execute(
-            "INSERT OR REPLACE INTO judge_replies (key, model, endpoint_kind, request, reply, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (key, model, endpoint_kind, request.decode("utf-8"), reply, time.time()),
+            "INSERT OR REPLACE INTO judge_replies (key, model, endpoint_kind, request, reply, created_at, stand_in)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (key, model, endpoint_kind, request.decode("utf-8"), reply, time.time(), stand_in),
         )
     except sqlite3.OperationalError as error:  # a full disk, a read-only file: the reply cannot be kept
         raise JudgeError(f"the Judge cache cannot store a reply ({error})",

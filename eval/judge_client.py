@@ -36,7 +36,7 @@ from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLIN
                          DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_BACKOFF_S, DEFAULT_REPAIRS, REASONING_EFFORTS,
                          JudgeSettings)
 from eval.errors import ConfigError, HarnessError, JudgeError
-from eval.judge_cache import cache_key, open_cache, read_reply, write_reply
+from eval.judge_cache import cache_key, open_cache, read_reply, read_stored, write_reply
 from eval.judge_cost import budget_error, cost_block, reply_cost
 from eval.locking import hold_lock
 from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
@@ -478,8 +478,9 @@ def _cancel_inflight(session: JudgeSession) -> None:
             task.cancel()
 
 
-async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
-    """The reply text and token usage of one request; the abort is raised before anyone else sends."""
+async def _fetch(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict, str | None]:
+    """The reply text, token usage and stand-in header (None from a real Judge) of one request; the
+    abort is raised before anyone else sends."""
     try:
         return await _fetch_reply(session, body, case_id, name)
     except HarnessError as error:
@@ -499,7 +500,7 @@ def _account(session: JudgeSession, name: str, where: str, reply, body: bytes, t
         session.spent += reply_cost(reply.usage, cached, session.settings.price, body, text)
 
 
-async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict]:
+async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: str) -> tuple[str, dict, str | None]:
     """POST one request through the run's provider health (SPEC §10) and read the answer text."""
     settings = session.settings
     where = f"case {case_id} ({name} prompt)"
@@ -538,9 +539,10 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
         raise JudgeError(_scrub(f"{label} for {where}: {error}", settings, 600),
                          hint=_repeat_hint(session, cut=cut)) from None
     _account(session, name, where, reply, body, text)
+    said = stand_in_of(reply.headers)
     if session.stats.stand_in is None:
-        session.stats.stand_in = stand_in_of(reply.headers)
-    return text, reply.usage
+        session.stats.stand_in = said
+    return text, reply.usage, said
 
 
 def _absurd_usage(payload: object) -> bool:
@@ -604,7 +606,7 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
     schema = verdict_schema(request.validate) if settings.structured else None
     body = first_body(settings, session.shape, request)
     try:
-        key, text, owner, cached = await _reply_for(session, request, body)
+        key, text, owner, cached, said = await _reply_for(session, request, body)
     except _CutReply as cut:  # the verdict was cut off: one repair turn says so (SPEC §10)
         return await _repair(session, request, cut.text, VerdictError(
             f"it was cut off by the length limit ({cut.reason}) before the verdict was complete; give the "
@@ -615,10 +617,10 @@ async def ask_judge(session: JudgeSession, request: JudgeRequest) -> dict:
         if settings.repairs < 1:
             raise _invalid(session, request, error, text) from None
         if owner and not cached:  # kept, so that a rerun repairs without asking the first question again
-            _keep(session, key, body, text)
+            _keep(session, key, body, text, said)
         return await _repair(session, request, text, error, schema)
     if owner and not cached:
-        _keep(session, key, body, text)
+        _keep(session, key, body, text, said)
     if cached:
         session.stats.cache_hits += 1
     session.replies[(request.case_id, request.name)] = {"cache_key": key, "reply": _stored(session, text)}
@@ -640,11 +642,13 @@ KEY_NOTICE = ("a reply quotes an API key (or an 8-character piece of one): the r
               "a key that is an ordinary word, a local server's placeholder, makes this frequent: change it)")
 
 
-def _keep(session: JudgeSession, key: str, body: bytes, text: str) -> None:
-    """Commit a reply to the cache, unless it cannot be kept as it came: one that holds a key or a
-    piece of one (a redacted copy, served back, could read as another verdict: the rerun asks
-    again) or a lone surrogate (no UTF-8 for SQLite to store). The request is kept for audit only
-    (a verdict is found by its hash, taken over the bytes sent): it is stored redacted."""
+def _keep(session: JudgeSession, key: str, body: bytes, text: str, stand_in: str | None) -> None:
+    """Commit a reply to the cache with what its stand-in header said (None from a real Judge: a
+    rerun answered from the cache names the stand-in too), unless it cannot be kept as it came:
+    one that holds a key or a piece of one (a redacted copy, served back, could read as another
+    verdict: the rerun asks again) or a lone surrogate (no UTF-8 for SQLite to store). The request
+    is kept for audit only (a verdict is found by its hash, taken over the bytes sent): it is
+    stored redacted."""
     if without_secrets(text, session.secrets) != text:
         _notice(session, "key", KEY_NOTICE)
         return
@@ -655,7 +659,7 @@ def _keep(session: JudgeSession, key: str, body: bytes, text: str) -> None:
     request = body.decode("utf-8")
     audit = without_secrets(request, session.secrets)
     write_reply(session.cache, key, session.settings.model, session.kind,
-                body if audit == request else audit.encode("utf-8"), text)
+                body if audit == request else audit.encode("utf-8"), text, stand_in)
 
 
 def _notice(session: JudgeSession, kind: str, line: str) -> None:
@@ -666,31 +670,41 @@ def _notice(session: JudgeSession, kind: str, line: str) -> None:
     session.notify(line)
 
 
-async def _reply_for(session: JudgeSession, request: JudgeRequest, body: bytes) -> tuple[str, str, bool, bool]:
+async def _reply_for(session: JudgeSession, request: JudgeRequest,
+                     body: bytes) -> tuple[str, str, bool, bool, str | None]:
     """(cache key, reply text, whether this request owns the exchange, whether it came from the
-    cache) for one request body: the cache first, then an identical request in flight, then HTTP."""
+    cache, what its stand-in Judge said) for one request body: the cache first, then an identical
+    request in flight, then HTTP. A reply served from the cache names its stand-in as a fresh one does."""
     key = cache_key(session.url, body)
     task = session.inflight.get(key)
     owner = task is None
     if owner:
-        cached = read_reply(session.cache, key)
-        if cached is not None:
+        stored = read_stored(session.cache, key)
+        if stored is not None:
+            cached, said = stored
             try:
                 request.validate(cached)
             except VerdictError:
-                if session.settings.repairs > 0:
-                    return key, cached, owner, True  # an invalid first reply kept for its repair turn
+                if session.settings.repairs > 0:  # an invalid first reply kept for its repair turn
+                    return key, cached, owner, True, _cached_stand_in(session, said)
                 # otherwise written under another validator: ask again and overwrite
             else:
-                return key, cached, owner, True
+                return key, cached, owner, True, _cached_stand_in(session, said)
         if session.abort.is_set():
             raise _Aborted()
         task = asyncio.ensure_future(_fetch(session, body, request.case_id, request.name))
         session.inflight[key] = task
     else:
         session.stats.deduplicated += 1
-    text, _ = await asyncio.shield(task)
-    return key, text, owner, False
+    text, _, said = await asyncio.shield(task)
+    return key, text, owner, False, said
+
+
+def _cached_stand_in(session: JudgeSession, said: str | None) -> str | None:
+    """A cached reply's stand-in, recorded for the run as a fresh reply's header is."""
+    if session.stats.stand_in is None:
+        session.stats.stand_in = said
+    return said
 
 
 async def _repair(session: JudgeSession, request: JudgeRequest, first: str, error: VerdictError,
@@ -703,7 +717,7 @@ async def _repair(session: JudgeSession, request: JudgeRequest, first: str, erro
     body = openai_api.request_body(session.kind, settings.model, conversation, _params(settings, schema),
                                    canonical=True)
     try:
-        key, text, owner, cached = await _reply_for(session, request, body)
+        key, text, owner, cached, said = await _reply_for(session, request, body)
     except _CutReply as cut:
         raise _abort(session, JudgeError(
             _scrub(f"incomplete response for case {request.case_id} ({request.name} prompt) after a repair turn: "
@@ -714,7 +728,7 @@ async def _repair(session: JudgeSession, request: JudgeRequest, first: str, erro
     except VerdictError as second:
         raise _invalid(session, request, second, text, repaired=True) from None
     if owner and not cached:
-        _keep(session, key, body, text)
+        _keep(session, key, body, text, said)
     if cached:
         session.stats.cache_hits += 1
     session.stats.repairs[request.name] = session.stats.repairs.get(request.name, 0) + 1

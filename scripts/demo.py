@@ -68,6 +68,9 @@ def stand_in(script: str, *args: str, port: int | None = None):
     port; yields its base URL and stops it on the way out."""
     port = DEMO_PORTS[script] if port is None else port
     process, base = start_server(script, port if port_is_free(port) else 0, *args)
+    if base is None and port != 0:  # taken between the check and the bind (another demo, a parallel test)
+        stop_server(process)
+        process, base = start_server(script, 0, *args)
     try:
         if base is None:
             raise RuntimeError(f"{script} did not start")

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 
 # Tests run offline: `datasets` must never try the hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+# A suite started as a background job of a script (`cmd &`) inherits SIGINT ignored, and so would
+# every child a test starts: the Ctrl-C tests would see a process that cannot be interrupted. Put
+# back Python's own handler, as in a terminal (xdist's workers run this too).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from eval.insttrans.rows import render_prompt
 

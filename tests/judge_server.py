@@ -518,14 +518,26 @@ class JudgeServer:
         ready = threading.Event()
         self._loop = asyncio.new_event_loop()
 
+        failed: list[BaseException] = []
+
         def run() -> None:
             asyncio.set_event_loop(self._loop)
-            self._loop.run_until_complete(self._serve(ready))
+            try:
+                self._loop.run_until_complete(self._serve(ready))
+            except BaseException as error:  # a busy --port: said at once, not after the wait below
+                failed.append(error)
+                ready.set()
+                return
             self._loop.run_forever()
 
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()
         ready.wait(10)
+        if failed:
+            self._thread.join()
+            self._loop.close()
+            self._loop = None
+            raise failed[0]
         return self
 
     def stop(self) -> None:

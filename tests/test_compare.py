@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -334,8 +335,12 @@ def test_compare_diffs_signatures_field_by_field_with_or_without_stored_fields(t
 # --- real runs through the CLI ----------------------------------------------------------------
 
 def _evaluate(args: list[str], env: dict | None = None) -> None:
-    subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--quiet", *args], check=True, cwd=ROOT,
-                   env=env, capture_output=True)
+    """A run made by evaluate.py's main in this process: these tests are about compare's command line."""
+    import evaluate
+    from eval.exits import run_cli
+
+    with mock.patch.dict(os.environ, env or {}):
+        assert run_cli(evaluate.main, ["--quiet", *args]) == 0
 
 
 def _compare_cli(*args: str) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ reason; a listed command that no page shows any more fails the test, so the list
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -35,7 +36,7 @@ NOT_RUN = {
     "pip install -r requirements.txt": "installs packages; CI runs it before the tests (.ci/run)",
     "pip install -r requirements-test.txt": "installs packages; CI runs it before the tests (.ci/run)",
     "pip install .": "tests/test_install.py installs the checkout into a throwaway venv and runs the commands",
-    "python -m pytest -q tests": "the test suite itself",
+    "python -m pytest -q -n auto tests": "the test suite itself",
     "python -m scripts.demo": "tests/test_front_door.py runs it (into a temporary --output-dir) and checks its whole flow",
     "hf download": "needs the network (the official release on the hub)",
     "pip install -r ./InstTrans-Bench/requirements.txt": "needs the download above; installs packages",
@@ -221,6 +222,12 @@ def inline_targets(page: Path) -> list[str]:
     return [module or path for module, path in INLINE.findall(page.read_text(encoding="utf-8"))]
 
 
+@functools.cache
+def help_of(script: str) -> subprocess.CompletedProcess:
+    """`python SCRIPT --help`, started once per script however many pages name it."""
+    return subprocess.run([sys.executable, script, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_every_module_or_script_named_inline_exists_and_starts(page):
     import importlib.util
@@ -229,8 +236,7 @@ def test_every_module_or_script_named_inline_exists_and_starts(page):
         if target in INLINE_NOT_HERE:
             continue
         if target.endswith(".py"):
-            done = subprocess.run([sys.executable, target, "--help"], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=120)
+            done = help_of(target)
             assert done.returncode == 0, f"{page.name}: `python {target}` does not start\n{done.stderr[-2000:]}"
         else:
             assert importlib.util.find_spec(target) is not None, f"{page.name}: no module {target}"

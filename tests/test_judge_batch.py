@@ -82,6 +82,8 @@ def test_batch_bodies_are_the_online_bodies_and_the_verdicts_are_the_online_ones
     assert block["calls"] == 0 and block["cache_hits"] == len(REQUESTS)
     assert block["batch"]["lines"] == block["batch"]["answered"] == len(REQUESTS)
     assert block["batch"]["retried_online"] == 0 and block["batch"]["usage"] == online_block["usage"]
+    # every verdict came from the cache, filled by the batch: the stand-in is named all the same (issue 33 G)
+    assert block["stand_in"] == online_block["stand_in"] == BatchServer.identity
 
 
 def test_an_invalid_batch_answer_is_repaired_online_as_the_online_path_does(tmp_path):

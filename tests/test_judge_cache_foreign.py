@@ -111,7 +111,7 @@ def test_a_missing_or_empty_file_is_a_new_cache_marked_as_one(tmp_path):
 
 def test_a_cache_of_an_earlier_harness_without_the_mark_still_opens(tmp_path):
     path = tmp_path / "old.sqlite"
-    user_database(path, FOREIGN["a cache plus a table"][0], f"PRAGMA user_version = {SCHEMA_VERSION}",
+    user_database(path, FOREIGN["a cache plus a table"][0], "PRAGMA user_version = 1",  # layout 1's
                   "INSERT INTO judge_replies VALUES ('k', 'm', 'chat', '{}', 'kept', 0)", wal=True)
     connection = open_cache(path)
     assert read_reply(connection, "k") == "kept"
