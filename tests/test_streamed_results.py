@@ -79,7 +79,7 @@ def test_the_streamed_files_are_the_in_memory_writers_bytes_on_the_bundled_runs(
 
 def _generic_run(n: int, text: str) -> tuple:
     """A benchmark without its own explorer view, `n` instances with `text` as their prediction."""
-    bench = SimpleNamespace(title="Generic", explorer_view=None)
+    bench = SimpleNamespace(title="Generic", reports=SimpleNamespace(explorer_view=None))
     scores = [ScoreRow.of(case_id=f"c{index:06d}", status="ok") for index in range(n)]
     predictions = {score["case_id"]: f"{text} {index}" for index, score in enumerate(scores)}
     summary = {"predictions": {"diagnostic_case_ids": {}}, "data": {}, "formal": True}
