@@ -72,6 +72,10 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/insttrans/compare.py": ("tests/test_compare.py",),
     "eval/sandglass/compare.py": ("tests/test_compare.py",),
     "eval/insttrans/strict_rules.py": ("tests/test_strict_rules.py", "tests/test_bundled_data.py"),
+    # Issue 37: the release-source reader, through its own tests and each benchmark's release plug-in.
+    "eval/release_source.py": ("tests/test_release_source.py", "tests/test_release_real_shapes.py",
+                               "tests/test_ifmtbench_release.py", "tests/test_release_bindings.py",
+                               "tests/test_release_protocol.py", "tests/test_scorer_versions.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
 _RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",

@@ -108,3 +108,58 @@ def test_a_missing_or_broken_file_is_exit_2(tmp_path):
     Path(tmp_path / "pkg" / "mod.py").write_text("def (:\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="expected Python source; found a file that does not parse"):
         rs.read_source(tmp_path, "pkg/mod.py")
+
+
+# ---------------------------------------------------------------------------------------------
+# The survivors issue 37 names: a template that does not parse, and reads that are not the environment's
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("template, said", [
+    ("a {x", "expected '}' before end of string"),
+    ("a } b {x}", "Single '}' encountered in format string"),
+])
+def test_a_template_that_does_not_parse_is_one_line_naming_where(template, said):
+    with pytest.raises(ConfigError) as caught:
+        rs.check_template(template, {"x": 1}, "pkg/mod.py: TEMPLATE")
+    message = caught.value.message
+    assert caught.value.exit_status == 2 and "\n" not in message
+    assert message == (f"release protocol: pkg/mod.py: TEMPLATE: expected a str.format template with placeholders "
+                       f"{{x}}; found a template that does not parse ({said})")
+
+
+def test_a_release_template_that_does_not_parse_is_refused_by_the_plug_in(tmp_path):
+    """Through a benchmark's plug-in: the IFMTBench glossary template with a lone brace."""
+    from eval.ifmtbench.release import Templates
+    from tests import release_folders as rf
+
+    root = rf.make_ifmtbench_release(tmp_path / "IFMTBench", glossary="{user_instruction} {ground_truth} {")
+    with pytest.raises(ConfigError) as caught:
+        Templates(root)
+    assert "\n" not in caught.value.message
+    assert "eval/llm_judge.py: GLOSSARY_REWARD_PROMPT: expected a str.format template" in caught.value.message
+    assert "found a template that does not parse" in caught.value.message
+
+
+def test_only_the_environment_s_reads_are_environment_defaults(tmp_path):
+    """`.get` of another mapping, another method of os.environ, `getenv` of another module, a read
+    without a default and a read of a name that is no literal are not defaults the release falls back on."""
+    (tmp_path / "config.py").write_text('''
+import os
+import settings
+TABLE = {"A": 1}
+LOCAL = TABLE.get("FROM_A_DICT", "dict-default")
+POPPED = os.environ.pop("POPPED_FROM_ENVIRON", "pop-default")
+OTHER = settings.getenv("GETENV_OF_ANOTHER_MODULE", "other-default")
+ALSO = settings.environ_like.get("NOT_ENVIRON", 3)
+BARE = os.environ.get("WITHOUT_DEFAULT")
+NAMED = os.environ.get(TABLE, "no-literal-name")
+KEY = "NAME"
+BY_NAME = os.environ.get(KEY, "name-in-a-variable")
+NUMBER = os.environ.get(5, "a number")
+READ = os.environ.get("READ_FROM_ENVIRON", "0.5")
+ALSO_READ = os.getenv("READ_BY_GETENV", 7)
+SETTINGS = settings.environ.get("READ_FROM_ANOTHER_ENVIRON", None)
+''', encoding="utf-8")
+    source = rs.read_source(tmp_path, "config.py")
+    assert rs.environment_defaults(source) == {"READ_FROM_ENVIRON": "0.5", "READ_BY_GETENV": 7,
+                                               "READ_FROM_ANOTHER_ENVIRON": None}
