@@ -180,16 +180,19 @@ def _replace_statement(tree: ast.AST, target: ast.stmt) -> None:
 
 
 def _prepare_copy(destination: Path, revision: str | None) -> None:
-    """The working tree, or the files of a git revision (to measure the suite as it was)."""
+    """The working tree, or the files of a git revision (to measure the suite as it was). The copy is
+    an empty git repository, so that tests listing the repository's files (`git ls-files --others`)
+    see the copy's."""
     if revision is None:
         shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc",
                                                                            ".pytest_cache", "out", "outputs"))
-        return
-    destination.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], check=True,
-                             capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
+    else:
+        destination.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], check=True,
+                                 capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(destination, filter="data")
+    subprocess.run(["git", "init", "-q", str(destination)], check=True, capture_output=True)
 
 
 def _run_tests(copy_root: Path, test_files: list[str], timeout: float) -> tuple[str, float]:
