@@ -163,3 +163,25 @@ SETTINGS = settings.environ.get("READ_FROM_ANOTHER_ENVIRON", None)
     source = rs.read_source(tmp_path, "config.py")
     assert rs.environment_defaults(source) == {"READ_FROM_ENVIRON": "0.5", "READ_BY_GETENV": 7,
                                                "READ_FROM_ANOTHER_ENVIRON": None}
+
+
+def test_a_missing_file_names_at_most_twenty_of_the_folder_s_files(tmp_path):
+    """The message lists the folder's first 20 names in order, never the whole folder."""
+    (tmp_path / "pkg").mkdir()
+    for number in range(25):
+        (tmp_path / "pkg" / f"f{number:02d}.py").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        rs.read_source(tmp_path, "pkg/mod.py")
+    shown = ", ".join(f"f{number:02d}.py" for number in range(20))
+    assert caught.value.message.endswith(f"(it holds: {shown})")
+
+
+@pytest.mark.parametrize("capture", ["case TEMPLATE:", "case [1, *TEMPLATE]:", "case {'k': 1, **TEMPLATE}:",
+                                     "case str() as TEMPLATE:"])
+def test_a_match_capture_is_a_second_binding(tmp_path, capture):
+    """A `case` pattern that captures the name binds it again: the literal is not what the file sends."""
+    (tmp_path / "mod.py").write_text(f'TEMPLATE = "a {{x}}"\nmatch [1]:\n    {capture}\n        pass\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE is bound again after line 1 \(Match\w+ at line 3\)"):
+        rs.constant(source, "TEMPLATE", str)
