@@ -185,3 +185,12 @@ def test_a_match_capture_is_a_second_binding(tmp_path, capture):
     source = rs.read_source(tmp_path, "mod.py")
     with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE is bound again after line 1 \(Match\w+ at line 3\)"):
         rs.constant(source, "TEMPLATE", str)
+
+
+def test_a_rebinding_through_sys_modules_is_refused(tmp_path):
+    """`sys.modules[__name__].NAME = ...` binds the name without naming it as a target: refused at any name read."""
+    (tmp_path / "mod.py").write_text('import sys\nTEMPLATE = "a {x}"\nsys.modules[__name__].TEMPLATE = "other"\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE may be changed \(sys.modules at line 3\)"):
+        rs.constant(source, "TEMPLATE", str)
