@@ -194,3 +194,35 @@ def test_a_rebinding_through_sys_modules_is_refused(tmp_path):
     source = rs.read_source(tmp_path, "mod.py")
     with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE may be changed \(sys.modules at line 3\)"):
         rs.constant(source, "TEMPLATE", str)
+
+
+def test_a_global_declaration_is_named_as_one(tmp_path):
+    (tmp_path / "mod.py").write_text('TEMPLATE = "a {x}"\n\n\ndef _patch():\n    global TEMPLATE\n    TEMPLATE = "b"\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    with pytest.raises(ConfigError, match=r"TEMPLATE may be changed \(a global declaration at line 5\), so the text"):
+        rs.constant(source, "TEMPLATE", str)
+
+
+def test_a_file_that_does_not_bind_an_imported_name_passes(tmp_path):
+    """`imported` checks a file that takes a template by import; one that never binds the name has nothing to check."""
+    (tmp_path / "mod.py").write_text('from prompts import TEMPLATE\nOTHER = 1\n', encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    assert rs.imported(source, "TEMPLATE") is None and rs.imported(source, "NOT_BOUND_HERE") is None
+    with pytest.raises(ConfigError, match=r"OTHER is bound by something other than an import"):
+        rs.imported(source, "OTHER")
+
+
+def test_the_first_argument_is_read_and_bare_calls_are_found(tmp_path):
+    """call_argument and method_call_argument read a call's first argument, whatever follows it; calls()
+    finds a bare-name call only when no receiver is asked for."""
+    (tmp_path / "mod.py").write_text('PAIR = make({"a", "b"}, "second")\n\n\ndef route(model):\n'
+                                     '    return model.startswith(("p1", "p2"), 3)\n\n\n'
+                                     'def main():\n    create(model="m")\n    client.create(model="n")\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    assert rs.call_argument(source, "PAIR") == {"a", "b"}
+    assert rs.method_call_argument(source, "route", "startswith") == ("p1", "p2")
+    assert [call.lineno for call in rs.calls(source, "create")] == [9, 10]
+    assert [call.lineno for call in rs.calls(source, "create", receiver="client")] == [10]
+    assert rs.calls(source, "create", receiver="other") == []
