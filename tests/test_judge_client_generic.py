@@ -161,3 +161,29 @@ def test_a_reply_that_quotes_the_key_is_used_but_never_cached(tmp_path, capfd):
         assert len(server.judge_requests()) == 2
     assert count_replies(tmp_path / "c.sqlite") == 0
     assert capfd.readouterr().err.count("a reply quotes an API key") == 2  # once per run
+
+
+def test_a_reply_without_usage_counts_as_a_reply_of_no_tokens(tmp_path):
+    """A provider that reports no `usage` adds a reply and zero tokens to the summary, never a negative count."""
+    def handler(request):
+        return Reply(body={"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+                           "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"v": 0}'},
+                                        "finish_reason": "stop"}]})
+    with JudgeServer(handler) as server:
+        verdicts, block = run_judge_prompts(REQUESTS[:2], settings_for(server), tmp_path / "c.sqlite", VERSIONS,
+                                            progress=False)
+    assert verdicts == {("c0", "v"): {"v": 0}, ("c1", "v"): {"v": 0}}
+    assert block["usage"] == {"v": {"replies": 2, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}}
+
+
+def test_a_rejected_reasoning_effort_is_named_as_such(tmp_path):
+    """A Responses model's 400 about the effort says which effort was refused and which to try,
+    not the general list of settings that often cause a 400."""
+    error = {"error": {"message": "Unsupported value: 'reasoning.effort' does not support 'none' with this model.",
+                       "type": "invalid_request_error", "param": "reasoning.effort"}}
+    with JudgeServer(lambda request: Reply(400, error)) as server:
+        with pytest.raises(ConfigError) as caught:
+            run_judge_prompts(REQUESTS[:1], settings_for(server, model="gpt-5"), tmp_path / "c.sqlite", VERSIONS,
+                              progress=False)
+    assert caught.value.message.startswith("the Judge model gpt-5 rejected reasoning effort 'none' (HTTP 400: ")
+    assert caught.value.hint.startswith("choose an effort this model supports with --judge-reasoning-effort")
