@@ -129,8 +129,3 @@ def failures_markdown(data: dict) -> list[str]:
             more = f" (+{entry['count'] - len(entry['case_ids'])} more)" if entry["count"] > len(entry["case_ids"]) else ""
             lines.append(f"- {label}: {entry['count']}" + (f": {shown}{more}" if shown else ""))
     return lines
-
-
-def failures_markdown_text(scores: list[dict], summary: dict, bench: Benchmark) -> str:
-    """The failures section as text to append to report.md (any benchmark; SPEC §11)."""
-    return "\n".join(failures_markdown(failures(scores, summary, bench=bench))) + "\n"

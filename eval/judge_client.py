@@ -51,6 +51,7 @@ from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's 
     public_host,
 )
 from eval.provider import (
+    REJECTION_STATUSES,
     ProviderDown,
     ProviderFailing,
     ProviderHealth,
@@ -72,7 +73,6 @@ ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their 
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
 REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
-CONFIG_STATUSES = frozenset({400, 401, 403, 404})
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -435,7 +435,7 @@ def _config_error(session: JudgeSession, status: int, message: str, param: str, 
             f"{settings.reasoning_effort!r} (HTTP 400: {message})",
             hint="choose an effort this model supports with --judge-reasoning-effort "
                  "(models older than gpt-5.1 do not accept 'none'; try 'low' or 'minimal')")
-    if status not in CONFIG_STATUSES:  # a 5xx in a request validator's words
+    if status not in REJECTION_STATUSES:  # a 5xx in a request validator's words
         structured = settings.structured and re.search(r"response_format|json_schema|json_object|text", message)
         return ConfigError(
             f"the Judge endpoint {host} refused the request (HTTP {status}: {message}) (asked for {where})",
@@ -512,7 +512,7 @@ async def _fetch_reply(session: JudgeSession, body: bytes, case_id: str, name: s
             reply = await send(client, session.health, session.url, body, session.headers, timeout=settings.timeout,
                                secrets=(settings.api_key,), max_retries=settings.max_retries)
         except ProviderRejected as error:
-            if error.status in CONFIG_STATUSES or error.validation:
+            if error.status in REJECTION_STATUSES or error.validation:
                 raise _config_error(session, error.status, error.provider_message, error.param, where) from None
             raise JudgeError(f"the Judge endpoint answered HTTP {error.status} for {where}: {error.provider_message}",
                              hint="the verdicts received so far are cached") from None

@@ -150,11 +150,3 @@ def release_by_files(paths, pins: dict[str, tuple[int, str]]) -> bool:
 def signature_part(known_as: str | None) -> str:
     """The signature's `known:` part (SPEC §9): bundled, official-release or none."""
     return f"known:{(known_as or 'none').replace(' ', '-')}"
-
-
-def recorded_sha256(section: str, manifest_path: Path | None = None) -> str | None:
-    """The data checksum manifest.json records in `section` (a benchmark's `manifest_section`), if any."""
-    try:
-        return json.loads(Path(manifest_path or MANIFEST_PATH).read_text(encoding="utf-8"))[section]["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None

@@ -145,9 +145,6 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8")
 
 
-STRUCTURED_FORMS = ("json_schema", "json_object")
-
-
 def json_schema_params(kind: str, name: str, schema: dict, form: str = "json_schema") -> dict:
     """The parameter that asks an engine to enforce a JSON schema on the answer (SPEC §10
     `--judge-structured`): `response_format` on Chat Completions, `text.format` on Responses.

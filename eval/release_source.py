@@ -103,10 +103,6 @@ def _depth(tree: ast.AST) -> tuple[int, ast.AST]:
     return deepest, where
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 # ---------------------------------------------------------------------------------------------
 # Finding pieces
 # ---------------------------------------------------------------------------------------------
@@ -431,10 +427,8 @@ def returned_fstrings(source: SourceFile, function_name: str) -> list[Returned]:
     return found
 
 
-def calls(source: SourceFile, attribute: str, receiver: str | None = None,
-          first_argument: object = None) -> list[ast.Call]:
-    """The calls of `<receiver>.<attribute>(...)` (any receiver when None) or of a bare name
-    `attribute(...)`, optionally only those whose first argument is the literal `first_argument`."""
+def calls(source: SourceFile, attribute: str, receiver: str | None = None) -> list[ast.Call]:
+    """The calls of `<receiver>.<attribute>(...)` (any receiver when None) or of a bare name `attribute(...)`."""
     matched = []
     for node in ast.walk(source.tree):
         if not isinstance(node, ast.Call):
@@ -445,19 +439,13 @@ def calls(source: SourceFile, attribute: str, receiver: str | None = None,
                 continue
         elif not (isinstance(func, ast.Name) and func.id == attribute and receiver is None):
             continue
-        if first_argument is not None:
-            if not node.args or not isinstance(node.args[0], ast.Constant) or node.args[0].value != first_argument:
-                continue
         matched.append(node)
     return matched
 
 
-def one_call(source: SourceFile, attribute: str, receiver: str | None = None,
-             first_argument: object = None) -> ast.Call:
-    found = calls(source, attribute, receiver, first_argument)
+def one_call(source: SourceFile, attribute: str, receiver: str | None = None) -> ast.Call:
+    found = calls(source, attribute, receiver)
     shown = f"{receiver}.{attribute}(…)" if receiver else f"{attribute}(…)"
-    if first_argument is not None:
-        shown = shown.replace("(…)", f"({first_argument!r}, …)")
     if len(found) != 1:
         raise release_error(source.relpath, f"exactly one call {shown}", f"{len(found)}")
     return found[0]

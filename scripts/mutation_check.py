@@ -63,8 +63,10 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                          "tests/test_predict_providers.py", "tests/test_predict.py"),
     "eval/openai_api.py": ("tests/test_predict_providers.py", "tests/test_judge_verdicts.py", "tests/test_provider.py",
                            "tests/test_judge_providers.py", "tests/test_predict.py"),
-    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client.py", "tests/test_judge_providers.py",
-                             "tests/test_judge_faults.py", "tests/test_pipeline_judge.py"),
+    "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client_generic.py",
+                             "tests/test_judge_cut_replies.py", "tests/test_judge_hostile_replies.py",
+                             "tests/test_judge_client.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
+                             "tests/test_pipeline_judge.py", "tests/test_judge_cost.py"),
     "eval/outputs.py": ("tests/test_outputs.py", "tests/test_state_and_files.py", "tests/test_streamed_results.py",
                         "tests/test_pipeline.py"),
     "eval/compare.py": ("tests/test_compare.py", "tests/test_leaderboard.py"),
@@ -72,6 +74,10 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/insttrans/compare.py": ("tests/test_compare.py",),
     "eval/sandglass/compare.py": ("tests/test_compare.py",),
     "eval/insttrans/strict_rules.py": ("tests/test_strict_rules.py", "tests/test_bundled_data.py"),
+    # Issue 37: the release-source reader, through its own tests and each benchmark's release plug-in.
+    "eval/release_source.py": ("tests/test_release_source.py", "tests/test_release_real_shapes.py",
+                               "tests/test_ifmtbench_release.py", "tests/test_release_bindings.py",
+                               "tests/test_release_protocol.py", "tests/test_scorer_versions.py"),
 }
 # Older layouts (a --revision from before the tests mirrored the modules) name some files differently.
 _RENAMED = {"tests/test_pipeline.py": "tests/test_evaluate.py",
@@ -176,16 +182,19 @@ def _replace_statement(tree: ast.AST, target: ast.stmt) -> None:
 
 
 def _prepare_copy(destination: Path, revision: str | None) -> None:
-    """The working tree, or the files of a git revision (to measure the suite as it was)."""
+    """The working tree, or the files of a git revision (to measure the suite as it was). The copy is
+    an empty git repository, so that tests listing the repository's files (`git ls-files --others`)
+    see the copy's."""
     if revision is None:
         shutil.copytree(ROOT, destination, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc",
                                                                            ".pytest_cache", "out", "outputs"))
-        return
-    destination.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], check=True,
-                             capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
+    else:
+        destination.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], check=True,
+                                 capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(destination, filter="data")
+    subprocess.run(["git", "init", "-q", str(destination)], check=True, capture_output=True)
 
 
 def _run_tests(copy_root: Path, test_files: list[str], timeout: float) -> tuple[str, float]:

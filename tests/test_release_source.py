@@ -108,3 +108,121 @@ def test_a_missing_or_broken_file_is_exit_2(tmp_path):
     Path(tmp_path / "pkg" / "mod.py").write_text("def (:\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="expected Python source; found a file that does not parse"):
         rs.read_source(tmp_path, "pkg/mod.py")
+
+
+# ---------------------------------------------------------------------------------------------
+# The survivors issue 37 names: a template that does not parse, and reads that are not the environment's
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("template, said", [
+    ("a {x", "expected '}' before end of string"),
+    ("a } b {x}", "Single '}' encountered in format string"),
+])
+def test_a_template_that_does_not_parse_is_one_line_naming_where(template, said):
+    with pytest.raises(ConfigError) as caught:
+        rs.check_template(template, {"x": 1}, "pkg/mod.py: TEMPLATE")
+    message = caught.value.message
+    assert caught.value.exit_status == 2 and "\n" not in message
+    assert message == (f"release protocol: pkg/mod.py: TEMPLATE: expected a str.format template with placeholders "
+                       f"{{x}}; found a template that does not parse ({said})")
+
+
+def test_a_release_template_that_does_not_parse_is_refused_by_the_plug_in(tmp_path):
+    """Through a benchmark's plug-in: the IFMTBench glossary template with a lone brace."""
+    from eval.ifmtbench.release import Templates
+    from tests import release_folders as rf
+
+    root = rf.make_ifmtbench_release(tmp_path / "IFMTBench", glossary="{user_instruction} {ground_truth} {")
+    with pytest.raises(ConfigError) as caught:
+        Templates(root)
+    assert "\n" not in caught.value.message
+    assert "eval/llm_judge.py: GLOSSARY_REWARD_PROMPT: expected a str.format template" in caught.value.message
+    assert "found a template that does not parse" in caught.value.message
+
+
+def test_only_the_environment_s_reads_are_environment_defaults(tmp_path):
+    """`.get` of another mapping, another method of os.environ, `getenv` of another module, a read
+    without a default and a read of a name that is no literal are not defaults the release falls back on."""
+    (tmp_path / "config.py").write_text('''
+import os
+import settings
+TABLE = {"A": 1}
+LOCAL = TABLE.get("FROM_A_DICT", "dict-default")
+POPPED = os.environ.pop("POPPED_FROM_ENVIRON", "pop-default")
+OTHER = settings.getenv("GETENV_OF_ANOTHER_MODULE", "other-default")
+ALSO = settings.environ_like.get("NOT_ENVIRON", 3)
+BARE = os.environ.get("WITHOUT_DEFAULT")
+NAMED = os.environ.get(TABLE, "no-literal-name")
+KEY = "NAME"
+BY_NAME = os.environ.get(KEY, "name-in-a-variable")
+NUMBER = os.environ.get(5, "a number")
+READ = os.environ.get("READ_FROM_ENVIRON", "0.5")
+ALSO_READ = os.getenv("READ_BY_GETENV", 7)
+SETTINGS = settings.environ.get("READ_FROM_ANOTHER_ENVIRON", None)
+''', encoding="utf-8")
+    source = rs.read_source(tmp_path, "config.py")
+    assert rs.environment_defaults(source) == {"READ_FROM_ENVIRON": "0.5", "READ_BY_GETENV": 7,
+                                               "READ_FROM_ANOTHER_ENVIRON": None}
+
+
+def test_a_missing_file_names_at_most_twenty_of_the_folder_s_files(tmp_path):
+    """The message lists the folder's first 20 names in order, never the whole folder."""
+    (tmp_path / "pkg").mkdir()
+    for number in range(25):
+        (tmp_path / "pkg" / f"f{number:02d}.py").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        rs.read_source(tmp_path, "pkg/mod.py")
+    shown = ", ".join(f"f{number:02d}.py" for number in range(20))
+    assert caught.value.message.endswith(f"(it holds: {shown})")
+
+
+@pytest.mark.parametrize("capture", ["case TEMPLATE:", "case [1, *TEMPLATE]:", "case {'k': 1, **TEMPLATE}:",
+                                     "case str() as TEMPLATE:"])
+def test_a_match_capture_is_a_second_binding(tmp_path, capture):
+    """A `case` pattern that captures the name binds it again: the literal is not what the file sends."""
+    (tmp_path / "mod.py").write_text(f'TEMPLATE = "a {{x}}"\nmatch [1]:\n    {capture}\n        pass\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE is bound again after line 1 \(Match\w+ at line 3\)"):
+        rs.constant(source, "TEMPLATE", str)
+
+
+def test_a_rebinding_through_sys_modules_is_refused(tmp_path):
+    """`sys.modules[__name__].NAME = ...` binds the name without naming it as a target: refused at any name read."""
+    (tmp_path / "mod.py").write_text('import sys\nTEMPLATE = "a {x}"\nsys.modules[__name__].TEMPLATE = "other"\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE may be changed \(sys.modules at line 3\)"):
+        rs.constant(source, "TEMPLATE", str)
+
+
+def test_a_global_declaration_is_named_as_one(tmp_path):
+    (tmp_path / "mod.py").write_text('TEMPLATE = "a {x}"\n\n\ndef _patch():\n    global TEMPLATE\n    TEMPLATE = "b"\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    with pytest.raises(ConfigError, match=r"TEMPLATE may be changed \(a global declaration at line 5\), so the text"):
+        rs.constant(source, "TEMPLATE", str)
+
+
+def test_a_file_that_does_not_bind_an_imported_name_passes(tmp_path):
+    """`imported` checks a file that takes a template by import; one that never binds the name has nothing to check."""
+    (tmp_path / "mod.py").write_text('from prompts import TEMPLATE\nOTHER = 1\n', encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    assert rs.imported(source, "TEMPLATE") is None and rs.imported(source, "NOT_BOUND_HERE") is None
+    with pytest.raises(ConfigError, match=r"OTHER is bound by something other than an import"):
+        rs.imported(source, "OTHER")
+
+
+def test_the_first_argument_is_read_and_bare_calls_are_found(tmp_path):
+    """call_argument and method_call_argument read a call's first argument, whatever follows it; calls()
+    finds a bare-name call only when no receiver is asked for."""
+    (tmp_path / "mod.py").write_text('PAIR = make({"a", "b"}, "second")\n\n\ndef route(model):\n'
+                                     '    return model.startswith(("p1", "p2"), 3)\n\n\n'
+                                     'def main():\n    create(model="m")\n    client.create(model="n")\n',
+                                     encoding="utf-8")
+    source = rs.read_source(tmp_path, "mod.py")
+    assert rs.call_argument(source, "PAIR") == {"a", "b"}
+    assert rs.method_call_argument(source, "route", "startswith") == ("p1", "p2")
+    assert [call.lineno for call in rs.calls(source, "create")] == [9, 10]
+    assert [call.lineno for call in rs.calls(source, "create", receiver="client")] == [10]
+    assert rs.calls(source, "create", receiver="other") == []

@@ -425,7 +425,7 @@ def test_the_sandglass_release_is_recognised_by_the_manifest_digests(tmp_path, m
         (tmp_path / name).write_text(f"synthetic {name}\n", encoding="utf-8")
     how, notice = sandglass.recognise_scorer(tmp_path)
     assert how == "unknown" and "\n" not in notice and "release-3686ba4" in notice
-    from eval.release_source import file_sha256
+    from eval.data import file_sha256
 
     monkeypatch.setattr(sandglass, "MANIFEST", {name: file_sha256(tmp_path / name) for name in sandglass.MANIFEST})
     how, notice = sandglass.recognise_scorer(tmp_path)

@@ -9,7 +9,7 @@ from collections import Counter
 
 from eval.data import file_sha256, files_sha256
 from eval.ifmtbench.prompt import PROMPT_VERSIONS
-from eval.ifmtbench.rows import RELEASE_FILES, RELEASE_ROW_COUNTS, ROOT
+from eval.ifmtbench.rows import RELEASE_FILES, ROOT
 
 BUNDLED_DIR = ROOT / "data" / "ifmtbench"
 BUNDLED_FILES = tuple(f"data/{name}" for name in RELEASE_FILES)
@@ -22,9 +22,6 @@ def _sorted_counts(counter: Counter) -> dict:
 def data_statistics(rows: list[dict]) -> dict:
     """Rows per data file, as the release publishes them."""
     return {"by_file": dict(Counter(row["data_file"] for row in rows))}
-
-
-RELEASE_STATISTICS = {"by_file": dict(RELEASE_ROW_COUNTS)}
 
 
 def bundled_entry() -> dict | None:

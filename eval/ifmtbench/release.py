@@ -207,13 +207,6 @@ def rubric_values(text: str, dimensions: list[str]) -> dict[str, object]:
     return values
 
 
-def release_score(value: object) -> float | None:
-    """value / 5 as the release computes it (unclamped, booleans as 0/1); None where it reads none."""
-    if value is None or value is _NOTHING or not _numeric(value):
-        return None
-    return float(value) / SCALE
-
-
 def rubric_validator(dimensions: list[str]):
     """{dimension: value} for the expected dimensions, a JSON null kept as null (scored 0 and counted,
     SPEC §14); anything the release would drop or score off its 0–5 scale is an invalid verdict."""

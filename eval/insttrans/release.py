@@ -14,6 +14,7 @@ from pathlib import Path
 
 from eval import release_source as rs
 from eval.benchmark import PromptSet
+from eval.data import file_sha256
 from eval.predictions import is_missing
 from eval.release_protocol import ReleaseProtocol, loads_reply, validate_bare_quality
 
@@ -236,7 +237,7 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     counter = None
     if trust_code:
         counter = load_counter(Path(root) / SYLLABLE, "insttrans_release_syllable", COUNTER_FUNCTION)  # (text, lang)
-        files[SYLLABLE] = rs.file_sha256(Path(root) / SYLLABLE)
+        files[SYLLABLE] = file_sha256(Path(root) / SYLLABLE)
     comparable = [f"{PUBLISHED} IF_Score, translation quality and soft-constraint scores (the release's "
                   "prompts, requests and reply parsing), under the same Judge model; quality only when every "
                   "instance has a prediction (the release averages it over present predictions, this harness "

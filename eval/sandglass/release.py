@@ -16,6 +16,7 @@ from pathlib import Path
 
 from eval import release_source as rs
 from eval.benchmark import PromptSet
+from eval.data import file_sha256
 from eval.errors import ConfigError
 from eval.predictions import is_missing
 from eval.release_protocol import ReleaseProtocol, validate_bare_quality
@@ -49,7 +50,7 @@ def recognise_scorer(root: Path) -> tuple[str, str | None]:
     for name in MANIFEST:
         path = Path(root) / name
         try:
-            digests[name] = rs.file_sha256(path) if path.stat().st_size <= _SCORER_FILE_LIMIT else "too large"
+            digests[name] = file_sha256(path) if path.stat().st_size <= _SCORER_FILE_LIMIT else "too large"
         except OSError:
             digests[name] = "missing"
     listed = ", ".join(MANIFEST)
@@ -174,7 +175,7 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
         counter = load_counter(Path(root) / COUNTER_FILE, "sandglass_release_syllable", COUNTER_FUNCTION,
                                siblings=(COUNTER_SIBLING,), lang_by_keyword=True)  # called with lang=…
         for name in (COUNTER_FILE, f"{COUNTER_SIBLING}.py"):
-            files[name] = rs.file_sha256(Path(root) / name)
+            files[name] = file_sha256(Path(root) / name)
     comparable = [f"{PUBLISHED} quality (the release's prompt, request and reply parsing), under the same Judge model"]
     not_comparable = []
     syllable_metrics = "mean |dev|, ±1 rate, dev ≤ 5% rate, slope, syllable reward and score"
