@@ -75,8 +75,8 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/insttrans/strict_rules.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_strict_rules.py",
                                        "tests/test_bundled_data.py"),
     # issue 37's 60-mutant samples of the InstTrans rule modules
-    "eval/insttrans/rule_parts.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py", "tests/test_strict_rules.py",
-                                     "tests/test_rule_contract.py"),
+    "eval/insttrans/rule_parts.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py",
+                                     "tests/test_strict_rules.py", "tests/test_rule_contract.py"),
     "eval/rule_contract.py": ("tests/test_rule_contract.py", "tests/test_constraints.py",
                               "tests/insttrans/test_scoring.py", "tests/ifmtbench/test_ifmt_rules.py"),
 }
