@@ -55,7 +55,8 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                                   "tests/test_pipeline_judge.py"),
     "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
     "eval/insttrans/rules.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py",
-                                "tests/test_substrings.py", "tests/test_rules_audit.py", "tests/test_original_parity.py",
+                                "tests/test_substrings.py", "tests/test_scorer_versions.py",
+                                "tests/test_rules_audit.py", "tests/test_original_parity.py",
                                 "tests/test_judge_verdicts.py", "tests/insttrans/test_prompts.py", "tests/test_data.py",
                                 "tests/test_bundled_data.py", "tests/test_failures.py"),
     # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
