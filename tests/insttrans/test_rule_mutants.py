@@ -62,3 +62,28 @@ def test_the_shared_scorer_version_readings_cannot_be_changed_by_a_caller():
 
 def test_every_rule_set_is_in_the_table():
     assert RULE_TABLE.rule_sets == RULE_SET_NAMES == (ORIGINAL, STRICT)
+
+
+# --- eval/insttrans/strict_rules.py ----------------------------------------------------------------
+
+@pytest.mark.parametrize("cid, row, prediction, reason", [
+    # one attribute problem is not followed by a count of more (`more > 0`)
+    ("format_preserve", make_row(source_text='<a href="x">链接</a>'), '<a href="y">link</a>',
+     "HTML: <a> href='y', source 'x'"),
+    # a tab and a bar count each name their own mark
+    ("layout_break", make_row(source_text="一\ta\n二"), "one a\ntwo", "line 1 has 0 tabs for the source's 1"),
+    ("layout_break", make_row(source_text="| 一 | 二 |\n三"), "| one two\nthree", "line 1 has 1 | for the source's 3"),
+])
+def test_strict_reasons_exactly(cid, row, prediction, reason):
+    for version in VERSIONS:
+        verdict = check(cid, row, prediction, STRICT, version)
+        assert not verdict.passed and verdict.reason == reason
+        assert RULE_TABLE.explain(cid, verdict.detail, STRICT) == reason
+
+
+def test_the_strict_term_rule_notes_a_row_without_glossary_terms_only():
+    with_terms = check("term_compliance", make_row(constraints=["术语对照：你好→Hello"]), "Hello there", STRICT)
+    assert with_terms.passed and with_terms.detail == {"terms": ["Hello"], "missing": []}
+    without = check("term_compliance", make_row(), "anything", STRICT)
+    assert without.passed
+    assert without.detail == {"terms": [], "missing": [], "note": "no glossary term in the constraint lines"}
