@@ -54,7 +54,9 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/insttrans/scoring.py": ("tests/insttrans/test_scoring.py", "tests/test_pipeline.py",
                                   "tests/test_pipeline_judge.py"),
     "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
-    "eval/insttrans/rules.py": ("tests/test_constraints.py", "tests/test_rules_audit.py", "tests/test_original_parity.py",
+    "eval/insttrans/rules.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py",
+                                "tests/test_substrings.py", "tests/test_scorer_versions.py",
+                                "tests/test_rules_audit.py", "tests/test_original_parity.py",
                                 "tests/test_judge_verdicts.py", "tests/insttrans/test_prompts.py", "tests/test_data.py",
                                 "tests/test_bundled_data.py", "tests/test_failures.py"),
     # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
@@ -73,7 +75,13 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/pairing.py": ("tests/test_compare.py",),
     "eval/insttrans/compare.py": ("tests/test_compare.py",),
     "eval/sandglass/compare.py": ("tests/test_compare.py",),
-    "eval/insttrans/strict_rules.py": ("tests/test_strict_rules.py", "tests/test_bundled_data.py"),
+    "eval/insttrans/strict_rules.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_strict_rules.py",
+                                       "tests/test_bundled_data.py"),
+    # issue 37's 60-mutant samples of the InstTrans rule modules
+    "eval/insttrans/rule_parts.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py",
+                                     "tests/test_strict_rules.py", "tests/test_rule_contract.py"),
+    "eval/rule_contract.py": ("tests/test_rule_contract.py", "tests/test_constraints.py",
+                              "tests/insttrans/test_scoring.py", "tests/ifmtbench/test_ifmt_rules.py"),
     # Issue 37: the release-source reader, through its own tests and each benchmark's release plug-in.
     "eval/release_source.py": ("tests/test_release_source.py", "tests/test_release_real_shapes.py",
                                "tests/test_ifmtbench_release.py", "tests/test_release_bindings.py",
