@@ -1,7 +1,11 @@
 """The layout keeps its promises (docs/architecture.md):
 
 - no import cycle among the harness's modules (imports inside functions included, type-only
-  imports excluded), and at most 9 floors: the longest chain of imports, scripts included;
+  imports excluded), and at most 10 floors: the longest chain of imports, scripts included;
+- the shared code is grouped by pipeline stage: at most 25 modules directly in eval/, every
+  package and module named in the layout; the card's names stay importable, and no other module
+  is a face: no `import *`, no name imported only to be imported from there again (the harness,
+  scripts and tests import every name from the module that defines it);
 - the benchmark seam holds: outside a benchmark's package (and the registry), no module compares
   a string with a benchmark's name or imports the benchmark's own modules or rules;
 - the tools that read finished runs (compare, leaderboard) do not import the evaluate.py edge,
@@ -25,12 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "eval").rglob("*.py")) + [ROOT / "evaluate.py", ROOT / "prepare_inputs.py"]
 SOURCES += [path for path in (ROOT / "predict.py",) if path.exists()]
 SCRIPTS = sorted(path for path in (ROOT / "scripts").glob("*.py") if path.name != "__init__.py")
-MAX_FLOORS = 9
+MAX_FLOORS = 10
+MAX_TOP_MODULES = 25
 
-# InstTrans-Bench's rules keep the places its card gives them, outside its package; they are
-# InstTrans's as much as eval/insttrans/ is. The faces are the card's module names re-exported.
-INSTTRANS_RULES = {"eval.constraints", "eval.strict_rules", "eval.strict_summary", "eval.rule_parts"}
-FACES = {"eval.metrics", "eval.prompts"}
+# The card's names (SPEC): faces over InstTrans-Bench's modules and the shared statistics, kept for
+# the people who import them; nothing in the harness does. eval/judge_client.py and eval/syllable/
+# are the card's names too, and the real homes of what they hold.
+CARD_FACES = {"eval.constraints", "eval.metrics", "eval.prompts"}
+INSTTRANS_RULES = {"eval.insttrans.rules", "eval.insttrans.strict_rules", "eval.insttrans.rule_parts",
+                   "eval.insttrans.strict_summary", "eval.constraints"}
 REGISTRY = "eval.benchmarks"
 
 
@@ -142,18 +149,18 @@ def test_the_cycle_finder_finds_a_cycle():
 def test_the_longest_chain_counts_floors():
     assert longest_chain({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == ["a", "b", "c"]
     assert longest_chain({"a": set()}) == ["a"]
-    assert rooms_graph({"eval.insttrans.rows": {"eval.data"}, "eval.insttrans": {"eval.insttrans.rows"},
-                        "scripts.x": {"eval.insttrans"}}) == {"eval.insttrans": {"eval.data"},
+    assert rooms_graph({"eval.insttrans.rows": {"eval.io.data"}, "eval.insttrans": {"eval.insttrans.rows"},
+                        "scripts.x": {"eval.insttrans"}}) == {"eval.insttrans": {"eval.io"},
                                                               "scripts": {"eval.insttrans"}}
 
 
 def test_no_import_cycle_among_the_harness_modules():
     graph = import_graph(SOURCES + SCRIPTS)
-    assert "eval.pipeline" in graph and "eval.sandglass.metrics" in graph
+    assert "eval.run.pipeline" in graph and "eval.sandglass.metrics" in graph
     assert find_cycle(graph) is None
 
 
-def test_the_house_has_at_most_nine_floors():
+def test_the_house_has_at_most_ten_floors():
     """Counted as the drawing counts them: type-only imports are arrows too, and none of them may
     close a circle either."""
     rooms = rooms_graph(import_graph(SOURCES + SCRIPTS, type_only_too=True))
@@ -206,7 +213,7 @@ def test_shared_modules_import_no_benchmark_and_no_benchmark_metric():
     offenders = []
     for module, targets in graph.items():
         own = [package for package in packages.values() if inside(module, package)]
-        if module in (REGISTRY, *FACES) or module in INSTTRANS_RULES:
+        if module in (REGISTRY, *CARD_FACES):
             continue
         for target in targets:
             foreign = [package for package in packages.values() if inside(target, package) and package not in own]
@@ -218,8 +225,9 @@ def test_shared_modules_import_no_benchmark_and_no_benchmark_metric():
 
 def test_the_named_edges_are_gone():
     graph = import_graph()
-    forbidden = [("eval.compare", "eval.cli"), ("eval.leaderboard", "eval.cli"), ("eval.config", "eval.judge_client"),
-                 ("eval.cli", "eval.judge_client"), ("eval.locking", "eval.provider")]
+    forbidden = [("eval.compare", "eval.run.cli"), ("eval.leaderboard", "eval.run.cli"),
+                 ("eval.config", "eval.judge_client"), ("eval.run.cli", "eval.judge_client"),
+                 ("eval.io.locking", "eval.providers.health")]
     assert [edge for edge in forbidden if edge[1] in graph[edge[0]]] == []
     config_text = (ROOT / "eval" / "config.py").read_text(encoding="utf-8")
     assert "judge_client" not in "".join(ast.unparse(node) for node in ast.walk(ast.parse(config_text))
@@ -229,11 +237,11 @@ def test_the_named_edges_are_gone():
 
 
 def test_nothing_below_the_cli_takes_an_argparse_namespace():
-    """No function outside eval/cli.py has a parameter annotated as a Namespace or named `args`
+    """No function outside eval/run/cli.py has a parameter annotated as a Namespace or named `args`
     (a module's own `main(argv)` parses its flags itself)."""
     offenders = []
     for path in SOURCES:
-        if "eval" not in path.relative_to(ROOT).parts or path.name == "cli.py":
+        if "eval" not in path.relative_to(ROOT).parts or path == ROOT / "eval" / "run" / "cli.py":
             continue
         for node in ast.walk(tree_of(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -245,10 +253,14 @@ def test_nothing_below_the_cli_takes_an_argparse_namespace():
 
 
 def test_the_layout_in_the_docs_names_every_module():
-    """docs/architecture.md's layout has a line for every module and package of eval/."""
+    """docs/architecture.md's layout has a line for every module and package of eval/, and for every
+    module of the shared packages (a benchmark's package and eval/syllable/ describe their own)."""
     layout = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     named = [path for path in (ROOT / "eval").glob("*.py") if path.name != "__init__.py"]
     named += [path for path in (ROOT / "eval").iterdir() if (path / "__init__.py").is_file()]
+    own = {package.split(".")[1] for package in benchmark_packages().values()} | {"syllable"}
+    named += [path for package in shared_packages() if package.name not in own
+              for path in package.glob("*.py") if path.name != "__init__.py"]
     missing = [path.relative_to(ROOT).as_posix() for path in named
                if f"`{path.relative_to(ROOT).as_posix()}{'/' if path.is_dir() else ''}`" not in layout]
     assert missing == []
@@ -386,3 +398,96 @@ def test_the_command_line_builds_every_benchmark_option_from_the_registry():
             action = actions[option.flag]
             assert action.dest == option.name and action.default is None
             assert action.choices is None or set(option.choices) <= set(action.choices)
+
+
+def shared_packages() -> list[Path]:
+    return sorted(path for path in (ROOT / "eval").iterdir() if (path / "__init__.py").is_file())
+
+
+def test_at_most_25_modules_directly_in_eval():
+    """The layout shows the pipeline: the shared code lives in packages by stage (run, inputs, io,
+    judge, providers, prediction, scoring, reports, release), beside the benchmark packages; eval/
+    itself keeps the card's names, the seam, the `python -m eval.X` commands and what every floor
+    shares."""
+    top = sorted(path.stem for path in (ROOT / "eval").glob("*.py") if path.name != "__init__.py")
+    assert len(top) <= MAX_TOP_MODULES, top
+    stages = {"run", "inputs", "io", "judge", "providers", "prediction", "scoring", "reports", "release"}
+    assert stages <= {path.name for path in shared_packages()}
+
+
+def test_the_card_names_stay_importable():
+    """eval/constraints.py, prompts.py, judge_client.py, metrics.py and eval/syllable/ (the card's
+    names) give the objects of their real homes."""
+    import importlib
+
+    def same(face: str, home: str, *names: str) -> bool:
+        face_module, home_module = importlib.import_module(face), importlib.import_module(home)
+        return all(getattr(face_module, name) is getattr(home_module, name) for name in names)
+
+    assert same("eval.constraints", "eval.insttrans.rules", "CONSTRAINTS", "RULE_SETS", "check_hard", "HARD_IDS")
+    assert same("eval.prompts", "eval.insttrans.prompts", "PROMPT_VERSIONS", "render_quality_prompt")
+    assert same("eval.prompts", "eval.judge.untrusted", "delimited_block")
+    assert same("eval.metrics", "eval.scoring.stats", "bootstrap_ci", "headline")
+    assert same("eval.metrics", "eval.insttrans.metrics", "metrics", "by_constraint")
+    assert same("eval.syllable", "eval.syllable.count", "count_syllables")
+    assert callable(importlib.import_module("eval.judge_client").run_judge_prompts)
+
+
+def _defined_and_imported(path: Path) -> tuple[set[str], dict[str, tuple[str, str]], list[str]]:
+    """A module's top-level names: those it defines, those it imports from the harness
+    ({name: (module, name there)}), and the modules it star-imports."""
+    defined, imported, stars = set(), {}, []
+    for statement in tree_of(path).body:
+        for node in ([statement] if not isinstance(statement, (ast.If, ast.Try)) else ast.walk(statement)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    defined |= {name.id for name in ast.walk(target) if isinstance(name, ast.Name)}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("eval"):
+                for alias in node.names:
+                    if alias.name == "*":
+                        stars.append(node.module)
+                    else:
+                        imported[alias.asname or alias.name] = (node.module, alias.name)
+    return defined, {name: home for name, home in imported.items() if name not in defined}, stars
+
+
+def _module_path(module: str) -> Path | None:
+    base = ROOT / Path(*module.split("."))
+    return base / "__init__.py" if (base / "__init__.py").is_file() else (
+        base.with_suffix(".py") if base.with_suffix(".py").is_file() else None)
+
+
+def test_no_face_and_no_reexport_outside_the_cards_names():
+    """Outside the card's faces, no module of eval/ star-imports, and no harness module, script or
+    test imports a name from a module that only imports it: every name comes from its real home."""
+    sources = SOURCES + SCRIPTS + sorted((ROOT / "tests").rglob("*.py"))
+    offenders = []
+    for path in sources:
+        module = module_name(path) if path.is_relative_to(ROOT / "eval") else None
+        if module in CARD_FACES:
+            continue
+        if module and _defined_and_imported(path)[2]:
+            offenders.append(f"{path.relative_to(ROOT)}: import *")
+        for node in ast.walk(tree_of(path)):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("eval")):
+                continue
+            home = _module_path(node.module)
+            if home is None or node.module in ("eval", "eval.syllable"):  # eval.__version__; the card's syllable
+                continue
+            _, imported, _ = _defined_and_imported(home)
+            for alias in node.names:
+                if alias.name in imported and not _module_path(f"{node.module}.{alias.name}"):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name} from {node.module} "
+                                     f"(it lives in {imported[alias.name][0]})")
+    assert offenders == []
+
+
+def test_the_reexport_check_reads_what_a_module_defines_and_only_imports(tmp_path):
+    module = tmp_path / "face.py"
+    module.write_text("from eval.config import JudgeSettings, HARNESS\nfrom eval.errors import *\n"
+                      "HARNESS = 'mine'\n", encoding="utf-8")
+    defined, imported, stars = _defined_and_imported(module)
+    assert defined == {"HARNESS"} and imported == {"JudgeSettings": ("eval.config", "JudgeSettings")}
+    assert stars == ["eval.errors"]
