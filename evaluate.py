@@ -5,15 +5,16 @@ Sandglass-Bench (the syllable-budget metrics) or IFMTBench (rules and Judge per 
 
 Writes O/scores.jsonl, O/summary.json, O/report.md, O/report.html and O/explorer.html (and the
 Judge cache), all at once or not at all; exits 2 on bad input, 3 when the Judge aborts, 130 on Ctrl-C, 128 + N on a
-SIGTERM or SIGHUP. Installed, the same command is `insttrans-eval` (eval/commands.py).
+SIGTERM or SIGHUP. Installed, the same command is `insttrans-eval` (eval/run/commands.py).
 """
 
 from __future__ import annotations
 
 import sys
 
-from eval.cli import evaluate_parser, paused_collector, run_cli, run_config_from_args
-from eval.pipeline import run_evaluation
+from eval.run.cli import evaluate_parser, paused_collector, run_config_from_args
+from eval.exits import run_cli
+from eval.run.pipeline import run_evaluation
 
 
 def main(argv: list[str] | None = None) -> int:

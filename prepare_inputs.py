@@ -2,16 +2,17 @@
 
     python prepare_inputs.py --output outputs/model_inputs.jsonl [--data FILE | --dataset [NAME]] [--limit N]
 
-Installed, the same command is `insttrans-prepare` (eval/commands.py).
+Installed, the same command is `insttrans-prepare` (eval/run/commands.py).
 """
 
 from __future__ import annotations
 
 import sys
 
-from eval.cli import benchmark_and_source, prepare_parser, run_cli
-from eval.pipeline import export_model_inputs
-from eval.predict_batch import prepare_settings
+from eval.run.cli import benchmark_and_source, prepare_parser
+from eval.exits import run_cli
+from eval.run.pipeline import export_model_inputs
+from eval.prediction.batch import prepare_settings
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ A benchmark is one package under eval/ that builds one `Benchmark` record: the f
 every benchmark has (its data, its Judge prompts, its scores and metrics, its reports), and
 settings and sub-records with defaults for what only some have (data hooks, Judge labels, failure
 lists, compare and leaderboard, the release), so that a benchmark states only what it has.
-eval/pipeline.py runs any of them through the same stages (settings → data → predictions → Judge
+eval/run/pipeline.py runs any of them through the same stages (settings → data → predictions → Judge
 → scoring → aggregation → outputs); compare, leaderboard, report.html and the manifest read them
 through the record too, so no shared module names a benchmark. eval/benchmarks.py is the registry:
 adding a benchmark is its package and one line there (docs/architecture.md walks through it).
@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 if TYPE_CHECKING:
     from eval.config import JudgeSettings, RunConfig
-    from eval.pairing import UnitValues
-    from eval.rule_contract import ScoringContext
+    from eval.scoring.pairing import UnitValues
+    from eval.scoring.rule_contract import ScoringContext
 # Named in annotations only, never imported here, so that the record stays on the ground floor
 # (both modules import this one): RequestShape is eval.judge_client's, ReleaseProtocol
-# eval.release_protocol's.
+# eval.release.protocol's.
 
 from eval.config import HARNESS  # the prompt set and counter this harness ships (SPEC §15 adds "release")
 
@@ -34,7 +34,7 @@ from eval.config import HARNESS  # the prompt set and counter this harness ships
 class Mean:
     """A metric that is the mean over instances of one scores.jsonl field (weight 1 per instance),
     or, with `where`, over the instances whose boolean field `where[0]` equals `where[1]` (weight 0
-    elsewhere). Compare resamples these per-instance values (eval/pairing.py `headline_units`)."""
+    elsewhere). Compare resamples these per-instance values (eval/scoring/pairing.py `headline_units`)."""
 
     field: str
     where: tuple[str, bool] | None = None
@@ -74,7 +74,7 @@ def metric_names(metrics: tuple[Metric, ...]) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Option:
     """A setting only some benchmarks have (InstTrans's rule set): RunConfig.options[name] holds
-    the value a run chose; eval/cli.py builds `flag` from the registry, and the pipeline refuses an
+    the value a run chose; eval/run/cli.py builds `flag` from the registry, and the pipeline refuses an
     option the running benchmark does not declare. `choices` lists the default first."""
 
     name: str
@@ -162,10 +162,10 @@ class JudgeHooks:
 class ReportHooks:
     """The failures section's lists and the explorer's view of one instance."""
 
-    # (score rows, summary, cap) -> the failures section's lists (eval/failures.py); {}: none
+    # (score rows, summary, cap) -> the failures section's lists (eval/reports/failures.py); {}: none
     failure_lists: Callable[[list[dict], dict | None, int], dict] = lambda scores, summary, cap: {}
     # (row or None, score row) -> {facets, numbers, summary, texts, checks, judge, prediction, ...}
-    # as explorer.html and the compare page show it (eval/explorer.py); None: status only.
+    # as explorer.html and the compare page show it (eval/reports/explorer.py); None: status only.
     explorer_view: Callable[[dict | None, dict], dict] | None = None
 
 
@@ -197,7 +197,7 @@ class ReleaseHooks:
     release_by_rows: Callable[[list[dict]], bool] | None = None  # data with the release's row counts (no
                                                 # published checksum): "official release (by row counts)"
     hub_files: tuple[str, ...] = ()             # the release repository's data file(s), when `datasets`
-                                                # cannot tell its test split (eval/hub.py)
+                                                # cannot tell its test split (eval/io/hub.py)
     # Reads the user's release folder (and, when trusted, imports its counter) into the `release`
     # prompt set and counter a run registers beside `harness`; None: no release plug-in yet.
     open_release: Callable[[Path, bool], ReleaseProtocol] | None = None
@@ -227,8 +227,8 @@ class Benchmark:
     model_input: Callable[[dict], dict]         # {case_id, messages}: all a model may see
     default_judge_model: str
     prompt_sets: Mapping[str, PromptSet]        # by name; RunConfig.prompt_set chooses ("harness")
-    # (rows, predictions, verdicts, config, scoring: eval/rule_contract.py ScoringContext with the run's counter)
-    score_rows: Callable[[list[dict], dict, dict | None, RunConfig, ScoringContext], list[ScoreRow]]  # eval/score_rows.py
+    # (rows, predictions, verdicts, config, scoring: eval/scoring/rule_contract.py ScoringContext with the run's counter)
+    score_rows: Callable[[list[dict], dict, dict | None, RunConfig, ScoringContext], list[ScoreRow]]  # eval/scoring/score_rows.py
     headline_metrics: tuple[Metric, ...]        # summary's top-level {value, ci95, n} blocks, report order
     metrics: Callable[[list[dict], bool], dict]  # the summary's metric block (judged or not)
     report_markdown: Callable[[dict], str]
@@ -291,7 +291,7 @@ class Benchmark:
         metrics that are means over instances."""
         if self.compare.compare_units is not None:
             return self.compare.compare_units(a, b, case_ids)
-        from eval.pairing import headline_units
+        from eval.scoring.pairing import headline_units
 
         return [headline_units(a, b, case_ids, self.headline_metrics)]
 

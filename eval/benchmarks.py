@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 from eval.benchmark import Benchmark
-from eval.data import first_jsonl_object, read_data_entries
+from eval.io.data import first_jsonl_object, read_data_entries
 from eval.errors import DataError
 from eval.ifmtbench import IFMTBENCH
-from eval.insttrans import INSTTRANS
-from eval.paths import ROOT
+from eval.insttrans.record import INSTTRANS
+from eval.io.paths import ROOT
 from eval.sandglass import SANDGLASS
 
 BENCHMARKS: dict[str, Benchmark] = {bench.name: bench for bench in (INSTTRANS, SANDGLASS, IFMTBENCH)}
@@ -63,7 +63,7 @@ def detect_benchmark(path: Path | None, dataset: str | None) -> str:
     A data file is read once: the loader that follows takes the lines read here. Anything
     unreadable falls back to the default, whose loader then reports the problem."""
     if dataset:
-        from eval.hub import resolve_data_file
+        from eval.io.hub import resolve_data_file
 
         for bench in BENCHMARKS.values():  # a folder that holds a benchmark's own data files
             if bench.data.dataset_files is not None and Path(dataset).is_dir() and bench.data.dataset_files(Path(dataset)):

@@ -4,10 +4,10 @@
 
 The bundled known-answer items (data/calibration/<benchmark>.jsonl, built by
 scripts/build_calibration.py) are asked through the same Judge client, cache, fault handling,
-prompt set and request parameters as a run of that benchmark (eval/pipeline.py's Judge phase), so
+prompt set and request parameters as a run of that benchmark (eval/run/pipeline.py's Judge phase), so
 that a calibration describes exactly the Judge a run uses. Each item's verdict is compared with the
 label its construction fixes: exact agreement, Cohen's κ and quadratic-weighted κ (labels are
-ordered) with seeded bootstrap intervals (eval/stats.py's resamples), the confusion table, repairs.
+ordered) with seeded bootstrap intervals (eval/scoring/stats.py's resamples), the confusion table, repairs.
 Bias probes (data/calibration/<benchmark>.probes.jsonl) pair a control item with the same candidate
 padded, prefixed, carrying a written-in verdict or the echoed prompt (the verdict must not rise),
 or a top item cut, replaced by its source or by another language (the verdict must fall).
@@ -33,9 +33,9 @@ from pathlib import Path
 from eval import __version__
 from eval.config import HARNESS, PROTOCOLS, RELEASE
 from eval.errors import ConfigError, DataError
-from eval.paths import ROOT
-from eval.judge_calibration import FORMAT, _interval, _number
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, single_threaded_numpy
+from eval.io.paths import ROOT
+from eval.judge.calibration import FORMAT, _interval, _number
+from eval.scoring.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, single_threaded_numpy
 
 CALIBRATION_DIR = ROOT / "data" / "calibration"
 NO_RISE, FALL = "no_rise", "fall"
@@ -74,9 +74,9 @@ def kappa(truth: list[float], judged: list[float], weighted: bool = False) -> fl
 
 def kappa_interval(truth: list[float], judged: list[float], weighted: bool,
                    samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> list[float] | None:
-    """95 % percentile bootstrap interval of κ over items, with eval/stats.py's seed and draws
+    """95 % percentile bootstrap interval of κ over items, with eval/scoring/stats.py's seed and draws
     (resamples where κ is undefined are left out; None when most are)."""
-    from eval.stats import _resample_index_chunks
+    from eval.scoring.stats import _resample_index_chunks
 
     numpy = single_threaded_numpy()
     if len(truth) < 2:
@@ -200,7 +200,7 @@ def repeat_cache(path: Path, repeat: int) -> Path:
 
 def bundled_requests(bench, prompts, with_probes: bool = True) -> tuple[list[dict], list[dict], list]:
     """A benchmark's known-answer items, its probes, and their Judge requests under `prompts`."""
-    from eval.data import read_rows_from_files
+    from eval.io.data import read_rows_from_files
 
     files = (bench.data.dataset_files(bench.default_data) if bench.data.dataset_files else None) or [bench.default_data]
     rows = {row["case_id"]: row for row in read_rows_from_files(files, bench.validate_rows).rows}
@@ -217,7 +217,7 @@ def calibrate_benchmark(name: str, settings, cache: Path, repeats: int, protocol
     from eval.benchmarks import get_benchmark
     from eval.config import DataSource, RunConfig
     from eval.judge_client import ask_prompts
-    from eval.pipeline import open_release
+    from eval.run.pipeline import open_release
 
     bench = get_benchmark(name)
     config = RunConfig(benchmark=name, predictions=Path("calibration"), output_dir=cache.parent, source=DataSource(),
@@ -332,7 +332,7 @@ def markdown(result: dict) -> str:
 
 def html_page(result: dict) -> str:
     """calibration.html: the same figures as calibration.md, with each confusion table as a grid."""
-    from eval.report_html import CSS, escape, table
+    from eval.reports.report_html import CSS, escape, table
 
     parts = ["<h1>Judge calibration</h1>",
              f'<p class="muted">Harness {escape(result["harness_version"])}; {escape(result["repeats"])} repeat(s). '
@@ -385,7 +385,7 @@ def html_page(result: dict) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from eval.benchmarks import BENCHMARKS
-    from eval.cli import add_judge_arguments
+    from eval.run.cli import add_judge_arguments
     from eval.flags import HarnessParser
 
     parser = HarnessParser(prog="python -m eval.calibrate",
@@ -410,9 +410,9 @@ def main(argv: list[str] | None = None) -> int:
 
     def run(arguments: list[str] | None) -> int:
         from eval.benchmarks import BENCHMARKS, get_benchmark
-        from eval.cli import judge_settings_from_args
-        from eval.locking import hold_lock
-        from eval.outputs import json_text, write_atomic
+        from eval.run.cli import judge_settings_from_args
+        from eval.io.locking import hold_lock
+        from eval.io.outputs import json_text, write_atomic
 
         args = build_parser().parse_args(arguments)
         if args.skip_judge:

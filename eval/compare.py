@@ -22,9 +22,9 @@ from eval.benchmark import Benchmark
 from eval.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from eval.errors import CompareError
 from eval.flags import HarnessParser
-from eval.pairing import UnitValues, metric_rows  # noqa: F401  (UnitValues: part of this module's interface)
+from eval.scoring.pairing import metric_rows
 from eval.provenance import Signature
-from eval.score_rows import ScoreRow, Status, row_from_dict
+from eval.scoring.score_rows import ScoreRow, Status, row_from_dict
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 10000
@@ -636,7 +636,7 @@ def format_report(result: dict) -> str:
 def format_latex(result: dict) -> str:
     """Each comparison as a booktabs `tabular` for a paper: metric, n, A, B, B − A with its paired 95%
     interval, p and its mark; the runs, the marks and the tests named in `%` comments above it."""
-    from eval.latex import latex_escape, tabular
+    from eval.reports.latex import latex_escape, tabular
 
     bench = get_benchmark(result["runs"][0]["benchmark"])
     tables = []
@@ -697,7 +697,7 @@ def main(argv: list[str] | None = None) -> int:
         text = result_json(result) if args.json else None  # checked before anything is printed
         page = None
         if args.html:
-            from eval.compare_html import check_page_rows, render_compare_html
+            from eval.reports.compare_html import check_page_rows, render_compare_html
 
             runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
             try:
@@ -706,17 +706,17 @@ def main(argv: list[str] | None = None) -> int:
                 raise blame(runs, check_page_rows, "the compare page", error) from None
         print(format_report(result))
         if args.json:
-            from eval.outputs import write_atomic
+            from eval.io.outputs import write_atomic
 
             write_atomic(args.json, text)
             print(f"wrote {args.json}")
         if args.latex:
-            from eval.outputs import write_atomic
+            from eval.io.outputs import write_atomic
 
             write_atomic(args.latex, format_latex(result))
             print(f"wrote {args.latex}")
         if args.html:
-            from eval.outputs import write_atomic
+            from eval.io.outputs import write_atomic
 
             write_atomic(args.html, page)
             print(f"wrote {args.html}")

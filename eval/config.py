@@ -1,4 +1,4 @@
-"""The frozen settings of one run, built once at the command-line edge (eval/cli.py).
+"""The frozen settings of one run, built once at the command-line edge (eval/run/cli.py).
 
 Everything below the CLI takes these records, never an argparse Namespace, so that a script, a
 test or a benchmark can start a run without pretending to parse flags.
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eval import openai_api
-from eval.score_rows import ScoreRow
-from eval.openai_api import REASONING_EFFORTS, Endpoint  # noqa: F401  (REASONING_EFFORTS: the flags' choices)
+from eval.providers import openai_api
+from eval.scoring.score_rows import ScoreRow
+from eval.providers.openai_api import Endpoint
 
 # The protocol names (SPEC §15), one set for every module: `harness` is also the name of the prompt
 # set and syllable counter this harness ships (eval/benchmark.py), `release` that of the release's.
@@ -44,7 +44,7 @@ class JudgeSettings(Endpoint):
     repairs: int = DEFAULT_REPAIRS  # 0: abort at the first invalid verdict, as the original release did
     structured: bool | str = False  # --judge-structured: False, True / "json_schema", or "json_object"
     max_tokens: int | None = None  # --judge-max-tokens: the reply's token limit instead of the request's own
-    price: object = None  # eval.judge_cost.Price (--judge-price), or None: no cost is computed (SPEC §18)
+    price: object = None  # eval.judge.cost.Price (--judge-price), or None: no cost is computed (SPEC §18)
     budget: float | None = None  # --judge-budget USD: the run stops cleanly when its spend reaches it
     batch: bool = False  # --judge-batch: what the cache lacks goes as OpenAI Batch jobs first (SPEC §18)
     batch_wait: float | None = None  # --judge-batch-wait: seconds to wait for the batches (None: until done)
@@ -108,7 +108,7 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class RunResult:
-    """What one run gave (eval/pipeline.py `run_evaluation`), in memory: nothing is read back from
+    """What one run gave (eval/run/pipeline.py `run_evaluation`), in memory: nothing is read back from
     the files. `summary` is summary.json's content and `rows` scores.jsonl's rows in data order;
     an `--estimate` run writes nothing (summary None, no rows, no paths)."""
 
@@ -116,7 +116,7 @@ class RunResult:
     output_dir: Path
     paths: tuple[Path, ...] = ()        # the result files written, in the order they were placed
     summary: dict | None = None
-    rows: list[ScoreRow] = field(default_factory=list)  # eval/score_rows.py
+    rows: list[ScoreRow] = field(default_factory=list)  # eval/scoring/score_rows.py
 
     def _summary(self) -> dict:
         return self.summary if self.summary is not None else {}

@@ -1,6 +1,6 @@
 """The one place where an error becomes a message and an exit status (SPEC §11), for every script:
 evaluate.py, prepare_inputs.py, predict.py, compare and leaderboard alike. Kept apart from the
-flags (eval/cli.py) so that a tool reading finished runs needs no evaluate.py settings."""
+flags (eval/run/cli.py) so that a tool reading finished runs needs no evaluate.py settings."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     """Run a script's main; a HarnessError becomes one clear message and its exit status.
 
     `main(None)` is the script's own process: evaluate.py's main then asks the run to ignore the
-    stop signals once its results are in place (eval/outputs.py `write_results(settle=True)`)."""
+    stop signals once its results are in place (eval/io/outputs.py `write_results(settle=True)`)."""
     previous = {}
     with contextlib.suppress(ValueError):  # SIGINT's own handler, given back to an in-process caller
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))

@@ -2,14 +2,14 @@
 
 One generic coroutine, `ask_judge`, turns a prompt string and a verdict validator into a
 validated verdict: it serves the cache first, sends identical in-flight requests once, sends the
-rest through the run's provider health (eval/provider.py: breaker, deadline, shared 429 pause,
+rest through the run's provider health (eval/providers/health.py: breaker, deadline, shared 429 pause,
 adaptive concurrency), and commits every valid reply at once. A benchmark hands
 `run_judge_prompts` its prompts with their validators (eval/insttrans/, eval/sandglass/); the
 verdicts it returns also carry, in `.replies`, each verdict's cache key and the Judge's raw
-reply. The cache file is locked for the run (eval/locking.py).
+reply. The cache file is locked for the run (eval/io/locking.py).
 
 The API key lives only in the `JudgeSettings` object (hidden from its repr) and in the request
-header; every message that leaves this module is redacted of it (`eval.provider.redact`).
+header; every message that leaves this module is redacted of it (`eval.providers.health.redact`).
 
 The per-request timeout defaults to 60 s: a verdict is a few tokens (`{"quality": 1}`), and even a
 reasoning model at effort "none" behind a gateway answers one in seconds; a minute leaves room
@@ -31,37 +31,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from eval import judge_models, openai_api
-from eval.config import (DEFAULT_BACKOFF_S, DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S,  # noqa: F401 (interface)
-                         DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_BACKOFF_S, DEFAULT_REPAIRS, REASONING_EFFORTS,
-                         JudgeSettings)
+from eval.judge import models as judge_models
+from eval.providers import openai_api
+from eval.config import JudgeSettings
 from eval.errors import ConfigError, HarnessError, JudgeError
-from eval.judge_cache import cache_key, open_cache, read_reply, read_stored, write_reply
-from eval.judge_cost import budget_error, cost_block, reply_cost
-from eval.locking import hold_lock
-from eval.openai_api import (  # noqa: F401  (RESPONSES_PREFIXES: this module's name too)
+from eval.judge.cache import cache_key, open_cache, read_reply, read_stored, write_reply
+from eval.judge.cost import budget_error, cost_block, reply_cost
+from eval.io.locking import hold_lock
+from eval.providers.openai_api import (
     CHAT,
     CONTEXT_WINDOW,
     MAX_TOKEN_COUNT,
     RESPONSES,
-    RESPONSES_PREFIXES,
     client_pool,
     stand_in_of,
     parse_answer,
     public_host,
 )
-from eval.provider import (
+from eval.providers.health import (
     REJECTION_STATUSES,
     ProviderDown,
     ProviderFailing,
     ProviderHealth,
     ProviderRejected,
     ReplyTooLarge,
-    redact,
-    retry_after_seconds,  # noqa: F401  (part of this module's interface since the first Judge)
     send,
 )
-from eval.redaction import without_secrets
+from eval.providers.redaction import redact, without_secrets
 
 if TYPE_CHECKING:  # annotations only; the module is imported where it is used
     from tqdm import tqdm
@@ -260,7 +256,7 @@ def repair_message(error: VerdictError, validate: "VerdictForm | Callable[[str],
 
 def reply_text(kind: str, payload: object) -> str:
     """The answer text of a response body (Responses: `output_text` parts; Chat: the content),
-    read by eval/openai_api.py; anything but a complete answer is an error of its kind."""
+    read by eval/providers/openai_api.py; anything but a complete answer is an error of its kind."""
     if isinstance(payload, dict) and payload.get("error"):  # some gateways report failures inside a 200
         error = payload["error"]
         raise ProviderFailure(f"the provider reported an error: {str(error.get('message', error) if isinstance(error, dict) else error)}")
@@ -302,7 +298,7 @@ class JudgeStats:
     repairs: dict[str, int] = field(default_factory=dict)  # prompt name -> verdicts valid after a repair turn
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # prompt name -> token counts
     stand_in: str | None = None  # what a reply's x-stand-in header said: the Judge is a test double
-    model_check: dict | None = None  # the Judge's name against the server's /models list (eval/judge_models.py)
+    model_check: dict | None = None  # the Judge's name against the server's /models list (eval/judge/models.py)
 
     def add_usage(self, name: str, usage: dict[str, int], cached: int | None = None) -> None:
         totals = self.usage.setdefault(name, {"replies": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0})
@@ -316,7 +312,7 @@ class JudgeStats:
 @dataclass
 class JudgeSession:
     """One run's shared state. `pool` holds one single-connection client per concurrency slot
-    (eval/openai_api.py); `health` is the run-wide view of the provider (eval/provider.py): it
+    (eval/providers/openai_api.py); `health` is the run-wide view of the provider (eval/providers/health.py): it
     decides when a request may start."""
 
     settings: JudgeSettings
@@ -858,7 +854,7 @@ def ask_prompts(requests: list[JudgeRequest], settings: JudgeSettings, cache_pat
     cache_path = Path(cache_path)
     with hold_lock(cache_path, "Judge cache", is_dir=False):
         cache = open_cache(cache_path)
-        try:  # `prefill` (eval/judge_batch.py, --judge-batch) fills the cache first; the online pass then asks the rest
+        try:  # `prefill` (eval/run/judge_batch.py, --judge-batch) fills the cache first; the online pass then asks the rest
             batch = None if prefill is None else prefill(
                 requests, settings, shape, cache, lambda line: print(f"Judge: {line}", file=sys.stderr, flush=True))
             verdicts, replies = asyncio.run(_ask_all(requests, settings, cache, stats, progress, shape))

@@ -240,7 +240,7 @@ def leaderboard_markdown(rows: list[dict], columns: list[str], headline: str, fi
 def leaderboard_latex(rows: list[dict], columns: list[str], headline: str, first_run: str | None = None) -> str:
     """The headline table as a booktabs `tabular` for a paper: one row per run, each metric with its
     95% interval; the signatures as comments above it, a dagger on a run not comparable with the first."""
-    from eval.latex import latex_escape, tabular, value_with_interval
+    from eval.reports.latex import latex_escape, tabular, value_with_interval
 
     metrics = [column for column in columns if f"{column}_low" in columns]
     notes_of, notes = signature_footnotes(rows)
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from eval.exits import run_cli
-    from eval.outputs import write_atomic
+    from eval.io.outputs import write_atomic
 
     def run(arguments: list[str] | None) -> int:
         args = build_parser().parse_args(arguments)

@@ -13,9 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from eval.paths import bundle_root
+from eval.io.paths import bundle_root
 
-ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/io/paths.py)
 MANIFEST_PATH = ROOT / "manifest.json"
 
 

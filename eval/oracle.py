@@ -20,8 +20,8 @@ from typing import Iterator
 
 from eval.benchmark import Benchmark
 from eval.errors import ConfigError
-from eval.outputs import jsonl_lines
-from eval.score_rows import ConstraintResult, ScoreRow
+from eval.io.outputs import jsonl_lines
+from eval.scoring.score_rows import ConstraintResult, ScoreRow
 
 ORACLE_FILE = "oracle_failures.jsonl"
 ORACLE_SOURCE = "oracle: each row's reference as its prediction"

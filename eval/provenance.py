@@ -1,5 +1,5 @@
 """What a number depends on (SPEC §9, §11): the signature and the reasons a run is not formal (the
-data's own reasons: eval/known_data.py).
+data's own reasons: eval/run/known_data.py).
 
 The signature is an object: its parts (key, value) in order, written to summary.json both as its
 text (`signature`, `k:v|k:v|...`, sacreBLEU's form) and as fields (`signature_fields`, the same
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from eval import __version__
 from eval.config import HARNESS
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
+from eval.scoring.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED
 
 # What a signature means by leaving a part out: the harness's protocol, prompts and counter (SPEC §15).
 UNSTATED = {"protocol": HARNESS, "prompts": HARNESS, "counter": HARNESS}

@@ -7,7 +7,7 @@ each column a verdict: comparable, or not comparable with every reason. The reas
 the run's summary.json alone (data identity, subset, Judge, protocol, counter, scorer version)
 against the protocol the table states; where a table leaves a setting unstated, no run can be
 shown to match it, and the verdict says so. Self-judging is flagged for the run and for the
-published rows whose Judge is the system itself or of its family (eval/self_judging.py).
+published rows whose Judge is the system itself or of its family (eval/judge/self_judging.py).
 
 The figures stay the page's strings ("0.6901", "74.42%"); they are compared as Decimal, never
 as binary floats. A benchmark says how its summary answers each published metric
@@ -26,8 +26,8 @@ from pathlib import Path
 from eval.benchmark import Benchmark, PublishedMetric
 from eval.config import RELEASE
 from eval.errors import ConfigError
-from eval.paths import bundle_root
-from eval.self_judging import normalise_model, self_judging
+from eval.io.paths import bundle_root
+from eval.judge.self_judging import normalise_model, self_judging
 
 PUBLISHED_DIR = bundle_root() / "data" / "published"
 UNSTATED = "unstated"
@@ -398,7 +398,7 @@ def run_sections(summary: dict, bench: Benchmark, oracle_list: list[dict] | None
     """report.md's SPEC §16 sections of a run, from its summary: the subset line, the oracle
     section (with the first failures when `oracle_list` is given) and the published tables."""
     from eval.oracle import oracle_markdown
-    from eval.subsets import subset_markdown
+    from eval.inputs.subsets import subset_markdown
 
     return (subset_markdown(summary.get("subset")), oracle_markdown(summary.get("oracle"), failures=oracle_list),
             published_markdown(summary, bench))

@@ -76,7 +76,7 @@ def median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
 
-# What an offline run imports before it reads a row; numpy as eval.stats loads it (OpenBLAS at one thread).
+# What an offline run imports before it reads a row; numpy as eval.scoring.stats loads it (OpenBLAS at one thread).
 _FLOOR_IMPORTS = ("import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); "
                   "import evaluate, numpy, markdown_it, eval.insttrans.strict_rules")
 

@@ -9,7 +9,7 @@ then the whole row written as a scores.jsonl line); `--sweep` times each rule an
 predictions of the given sizes in KB and prints the ratio between consecutive sizes (10 means
 linear); `--lists` times each rule and validator that reads a list (a glossary line, social
 elements, a term_dict, assets) at the given numbers of items. `--release` reads release sources that
-stop Python's parser (issue 34) through eval.release_source.read_source, each in a child process,
+stop Python's parser (issue 34) through eval.release.source.read_source, each in a child process,
 and prints its outcome, time and peak memory. `--judge` times every Judge reply reader of the three
 benchmarks (harness and release protocols) and the redaction of the stored copy on hostile replies
 of 16 and 64 KB (the reply cap), with the growth ratio (4 means linear); `--judge-before` adds the
@@ -95,8 +95,8 @@ def judge_validators() -> dict:
     from eval.ifmtbench import release as ifmt_release
     from eval.insttrans import release as it_release
     from eval.insttrans.verdicts import soft_validator, validate_quality
-    from eval.redaction import without_secrets
-    from eval.release_protocol import validate_bare_quality
+    from eval.providers.redaction import without_secrets
+    from eval.release.protocol import validate_bare_quality
 
     return {"harness quality": validate_quality, "harness soft": soft_validator(["style_consistency", "coref_resolution"]),
             "IFMTBench rubric": ifmt_prompt.validate_rubric, "IFMTBench glossary": ifmt_prompt.validate_glossary,
@@ -165,9 +165,9 @@ def clear_text_caches() -> None:
 def time_row(row: dict, prediction: str) -> dict[str, float]:
     """Seconds per (rule set, hard id) on `row`, and for scoring and writing the row whole."""
     from eval.insttrans.rules import RULE_SETS
-    from eval.outputs import jsonl_line
+    from eval.io.outputs import jsonl_line
     from eval.insttrans.scoring import score_instance
-    from eval.rule_contract import ScoringContext
+    from eval.scoring.rule_contract import ScoringContext
 
     times = {}
     clear_text_caches()
@@ -313,7 +313,7 @@ _CHILD = """
 import resource, sys, time
 from pathlib import Path
 from eval.errors import ConfigError
-from eval.release_source import read_source
+from eval.release.source import read_source
 path = Path(sys.argv[1])
 start = time.perf_counter()
 try:

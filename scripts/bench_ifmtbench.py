@@ -26,8 +26,8 @@ HOSTILE_UNITS = {"brackets": "[", "braces": "{", "less-than": "<", "open tags": 
 
 
 def time_run(dataset: Path, predictions: Path, repeat: int) -> None:
-    from eval.cli import evaluate_parser, run_config_from_args
-    from eval.pipeline import run_evaluation
+    from eval.run.cli import evaluate_parser, run_config_from_args
+    from eval.run.pipeline import run_evaluation
 
     def evaluate(argv: list[str]) -> int:  # what evaluate.py's main does, without its process
         return run_evaluation(run_config_from_args(evaluate_parser().parse_args(argv))).exit_status

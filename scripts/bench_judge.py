@@ -26,12 +26,13 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.data import load_rows_from_file
+from eval.io.data import load_rows_from_file
 from eval.insttrans.rows import render_prompt, validate_rows
-from eval.benchmark import HARNESS
-from eval.insttrans import INSTTRANS
-from eval.judge_client import JudgeSettings, run_judge_prompts
-from eval.predictions import load_predictions
+from eval.config import HARNESS
+from eval.insttrans.record import INSTTRANS
+from eval.judge_client import run_judge_prompts
+from eval.config import JudgeSettings
+from eval.inputs.predictions import load_predictions
 
 TARGETS = ("en", "ja", "ko", "vi", "es", "de", "fr", "it", "pt", "ru", "ro", "pl", "sv", "nl", "tr",
            "id", "ms", "ar", "fil", "th", "hi")

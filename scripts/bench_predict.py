@@ -21,8 +21,8 @@ from pathlib import Path
 
 import httpx
 
-from eval.insttrans import INSTTRANS
-from eval.predict import build_settings, run_predict
+from eval.insttrans.record import INSTTRANS
+from eval.prediction.runner import build_settings, run_predict
 from scripts.bench_judge import bare_httpx_rate, synthetic_row
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from eval.benchmarks import BENCHMARKS
-from eval.data import read_rows_from_files
+from eval.io.data import read_rows_from_files
 from eval.ifmtbench.rules import RULES as IFMT_RULES
 
 OUT_DIR = ROOT / "data" / "calibration"

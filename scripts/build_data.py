@@ -19,10 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.constraints import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS
-from eval.insttrans.rules import RULE_TABLE
+from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, RULE_TABLE
 from eval.insttrans.scorer_versions import SCORER_VERSIONS
-from eval.rule_contract import ScoringContext
+from eval.scoring.rule_contract import ScoringContext
 from eval.insttrans.rows import bundled_row_problems, render_prompt, validate_row
 from eval.errors import DataError
 

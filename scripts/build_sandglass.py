@@ -23,8 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from eval.data import file_sha256
-from eval.sandglass import SPEECH_RATES, TARGET_KINDS, render_messages, target_syllables, validate_sandglass_rows
+from eval.io.data import file_sha256
+from eval.sandglass.rows import SPEECH_RATES, TARGET_KINDS, render_messages, target_syllables, validate_sandglass_rows
 
 SOURCES = (ROOT / "data" / "test.jsonl", ROOT / "data" / "parts" / "subtitle.jsonl")
 OUT_DIR = ROOT / "data" / "sandglass"

@@ -1,6 +1,6 @@
 """One-point AST mutation check: does the test suite notice a small change to a module?
 
-    nice -n 10 python -m scripts.mutation_check eval/stats.py [eval/insttrans/scoring.py ...]
+    nice -n 10 python -m scripts.mutation_check eval/scoring/stats.py [eval/insttrans/scoring.py ...]
         [--budget SECONDS] [--sample N] [--seed S] [--lines A-B] [--survivors-of JSON]
         [--revision REV] [--json PATH] [--list]
 
@@ -48,12 +48,12 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     "eval/ifmtbench/predictions.py": ("tests/ifmtbench/test_ifmt_rows.py",),
     "eval/ifmtbench/scoring.py": ("tests/ifmtbench/test_ifmt_scoring.py", "tests/ifmtbench/test_ifmt_pipeline.py"),
     "eval/ifmtbench/metrics.py": ("tests/ifmtbench/test_ifmt_scoring.py", "tests/ifmtbench/test_ifmt_pipeline.py"),
-    "eval/stats.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
+    "eval/scoring/stats.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py", "tests/test_pipeline_judge.py"),
     "eval/insttrans/metrics.py": ("tests/insttrans/test_metrics.py", "tests/test_pipeline.py",
                                   "tests/test_pipeline_judge.py"),
     "eval/insttrans/scoring.py": ("tests/insttrans/test_scoring.py", "tests/test_pipeline.py",
                                   "tests/test_pipeline_judge.py"),
-    "eval/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
+    "eval/inputs/predictions.py": ("tests/test_predictions.py", "tests/test_jsonl_reader.py", "tests/test_pipeline.py"),
     "eval/insttrans/rules.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py",
                                 "tests/test_substrings.py", "tests/test_scorer_versions.py",
                                 "tests/test_rules_audit.py", "tests/test_original_parity.py",
@@ -61,18 +61,18 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                                 "tests/test_bundled_data.py", "tests/test_failures.py"),
     # The modules issue 18 names: the provider layer, the Judge client, the outputs, compare (with
     # what it reads of each benchmark) and the strict rules.
-    "eval/provider.py": ("tests/test_provider.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
+    "eval/providers/health.py": ("tests/test_provider.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
                          "tests/test_predict_providers.py", "tests/test_predict.py"),
-    "eval/openai_api.py": ("tests/test_predict_providers.py", "tests/test_judge_verdicts.py", "tests/test_provider.py",
+    "eval/providers/openai_api.py": ("tests/test_predict_providers.py", "tests/test_judge_verdicts.py", "tests/test_provider.py",
                            "tests/test_judge_providers.py", "tests/test_predict.py"),
     "eval/judge_client.py": ("tests/test_judge_verdicts.py", "tests/test_judge_client_generic.py",
                              "tests/test_judge_cut_replies.py", "tests/test_judge_hostile_replies.py",
                              "tests/test_judge_client.py", "tests/test_judge_providers.py", "tests/test_judge_faults.py",
                              "tests/test_pipeline_judge.py", "tests/test_judge_cost.py"),
-    "eval/outputs.py": ("tests/test_outputs.py", "tests/test_state_and_files.py", "tests/test_streamed_results.py",
+    "eval/io/outputs.py": ("tests/test_outputs.py", "tests/test_state_and_files.py", "tests/test_streamed_results.py",
                         "tests/test_pipeline.py"),
     "eval/compare.py": ("tests/test_compare.py", "tests/test_leaderboard.py"),
-    "eval/pairing.py": ("tests/test_compare.py",),
+    "eval/scoring/pairing.py": ("tests/test_compare.py",),
     "eval/insttrans/compare.py": ("tests/test_compare.py",),
     "eval/sandglass/compare.py": ("tests/test_compare.py",),
     "eval/insttrans/strict_rules.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_strict_rules.py",
@@ -80,10 +80,10 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
     # issue 37's 60-mutant samples of the InstTrans rule modules
     "eval/insttrans/rule_parts.py": ("tests/insttrans/test_rule_mutants.py", "tests/test_constraints.py",
                                      "tests/test_strict_rules.py", "tests/test_rule_contract.py"),
-    "eval/rule_contract.py": ("tests/test_rule_contract.py", "tests/test_constraints.py",
+    "eval/scoring/rule_contract.py": ("tests/test_rule_contract.py", "tests/test_constraints.py",
                               "tests/insttrans/test_scoring.py", "tests/ifmtbench/test_ifmt_rules.py"),
     # Issue 37: the release-source reader, through its own tests and each benchmark's release plug-in.
-    "eval/release_source.py": ("tests/test_release_source.py", "tests/test_release_real_shapes.py",
+    "eval/release/source.py": ("tests/test_release_source.py", "tests/test_release_real_shapes.py",
                                "tests/test_ifmtbench_release.py", "tests/test_release_bindings.py",
                                "tests/test_release_protocol.py", "tests/test_scorer_versions.py"),
 }

@@ -63,7 +63,7 @@ import json, sys
 from pathlib import Path
 from eval.benchmarks import get_benchmark
 from eval.config import DataSource
-from eval.pipeline import load_benchmark_data
+from eval.run.pipeline import load_benchmark_data
 work, name, rows = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 bench = get_benchmark(name)
 data = load_benchmark_data(bench, DataSource(dataset="data/ifmtbench") if name == "ifmtbench" else DataSource()).rows
@@ -120,7 +120,7 @@ if [ -n "${CALIBRATE:-}" ]; then
     || { echo "calibration failed:"; cat "$work/calibrate.err"; exit 1; }
   "$python" - "$work/calibration/calibration.json" "$(($(date +%s) - start))" <<'EOF'
 import json, sys
-from eval.judge_calibration import _interval, _number
+from eval.judge.calibration import _interval, _number
 result, seconds = json.loads(open(sys.argv[1], encoding="utf-8").read()), sys.argv[2]
 parts = []
 for name, block in result["benchmarks"].items():

@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from eval.cli import evaluate_parser, run_config_from_args
-from eval.pipeline import run_evaluation
+from eval.run.cli import evaluate_parser, run_config_from_args
+from eval.run.pipeline import run_evaluation
 from tests.judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parent.parent

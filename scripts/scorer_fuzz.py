@@ -32,8 +32,8 @@ from pathlib import Path
 
 from eval.insttrans.rules import HARD_IDS, RULE_TABLE, glossary_terms, social_elements
 from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
-from eval.rule_contract import ScoringContext
-from eval.predictions import is_missing
+from eval.scoring.rule_contract import ScoringContext
+from eval.inputs.predictions import is_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 COPY_PACKAGE = "_scorer_fuzz_copy"

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval.batch_files import body_bytes  # noqa: E402
+from eval.providers.batch_files import body_bytes  # noqa: E402
 from judge_server import JudgeServer, Recorded, Reply, default_handler  # noqa: E402
 
 FINAL = ("completed", "failed", "expired", "cancelled")

@@ -43,7 +43,7 @@ def write_jsonl(path: Path, objects: list) -> Path:
 
 def count_replies(path: Path) -> int:
     """How many replies a Judge cache file holds (0 when it does not exist)."""
-    from eval.judge_cache import open_cache
+    from eval.judge.cache import open_cache
 
     if not path.exists():
         return 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval.batch_files import body_bytes  # noqa: E402
+from eval.providers.batch_files import body_bytes  # noqa: E402
 
 
 def run_batch(base_url: str, requests: Path, output: Path, *, style: str = "vllm", drop=frozenset(),

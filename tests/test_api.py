@@ -1,4 +1,4 @@
-"""eval.api.evaluate: bad values raise the harness's error (never SystemExit), before any file
+"""eval.run.api.evaluate: bad values raise the harness's error (never SystemExit), before any file
 changes; a judged run works inside a running event loop (a notebook cell). Issue 34 items 4, 5."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.api import _kind_of, checked_options, evaluate, keyword_actions, load_run, run_config
-from eval.cli import evaluate_parser, run_cli, run_config_from_args
+from eval.run.api import _kind_of, checked_options, evaluate, keyword_actions, load_run, run_config
+from eval.run.cli import evaluate_parser, run_config_from_args
+from eval.exits import run_cli
 from eval.config import RunResult
 from eval.errors import ConfigError, HarnessError
 from judge_server import JudgeServer
@@ -189,7 +190,7 @@ def test_a_bad_setting_is_the_same_one_line_error_from_the_api_and_the_command(t
 
 def test_evaluate_returns_the_pipelines_result_without_reading_the_files_back(tmp_path, monkeypatch):
     """The RunResult is what the run held in memory; the files say the same."""
-    import eval.api as api
+    import eval.run.api as api
 
     monkeypatch.setattr(api, "load_run", lambda *_: pytest.fail("the API read the run back"))
     run = evaluate(PREDICTIONS, tmp_path / "run", skip_judge=True, limit=9)

@@ -371,7 +371,7 @@ def test_no_shared_module_names_a_benchmark_in_its_strings():
     offenders = []
     for path in SOURCES + SCRIPTS:
         module = module_name(path)
-        if (any(inside(module, package) for package in packages.values()) or module in (REGISTRY, *FACES)
+        if (any(inside(module, package) for package in packages.values()) or module in (REGISTRY, *CARD_FACES)
                 or module in INSTTRANS_RULES or module.startswith("scripts")):
             continue
         offenders += [f"{path.relative_to(ROOT)}:{line} {text[:60]!r}"
@@ -390,7 +390,7 @@ def test_the_command_line_builds_every_benchmark_option_from_the_registry():
     """Each option a benchmark declares is a flag of evaluate.py, with the declared choices; a
     fourth benchmark's option would be one too (tests/test_fourth_benchmark.py registers one)."""
     from eval.benchmarks import BENCHMARKS
-    from eval.cli import evaluate_parser
+    from eval.run.cli import evaluate_parser
 
     actions = {flag: action for action in evaluate_parser()._actions for flag in action.option_strings}
     for bench in BENCHMARKS.values():
@@ -424,7 +424,7 @@ def test_the_card_names_stay_importable():
         face_module, home_module = importlib.import_module(face), importlib.import_module(home)
         return all(getattr(face_module, name) is getattr(home_module, name) for name in names)
 
-    assert same("eval.constraints", "eval.insttrans.rules", "CONSTRAINTS", "RULE_SETS", "check_hard", "HARD_IDS")
+    assert same("eval.constraints", "eval.insttrans.rules", "CONSTRAINTS", "RULE_SETS", "RULE_TABLE", "HARD_IDS")
     assert same("eval.prompts", "eval.insttrans.prompts", "PROMPT_VERSIONS", "render_quality_prompt")
     assert same("eval.prompts", "eval.judge.untrusted", "delimited_block")
     assert same("eval.metrics", "eval.scoring.stats", "bootstrap_ci", "headline")

@@ -14,16 +14,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from eval.benchmark import (HARNESS, Benchmark, Derived, Mean, Metric, Option, PromptSet, metric_names,
+from eval.benchmark import (Benchmark, Derived, Mean, Metric, Option, PromptSet, metric_names,
                             scorer_version_option)
+from eval.config import HARNESS
 from eval.benchmarks import BENCHMARKS, option_flag
 from eval.config import RunConfig
 from eval.errors import ConfigError
 from eval.judge_client import VerdictError, VerdictForm, repair_message
-from eval.pairing import headline_units
-from eval.pipeline import check_choices, scorer_version_block
-from eval.report import headline_rows
-from eval.stats import headline_blocks
+from eval.scoring.pairing import headline_units
+from eval.run.pipeline import check_choices, scorer_version_block
+from eval.reports.report import headline_rows
+from eval.scoring.stats import headline_blocks
 
 METRICS = (
     Metric("score", Mean("score"), judge=True),

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from eval.constraints import CONSTRAINT_KINDS, HARD
+from eval.insttrans.rules import CONSTRAINT_KINDS
+from eval.scoring.rule_contract import HARD
 from eval.insttrans.rules import RULE_TABLE
 from eval.insttrans.scorer_versions import SCORER_VERSIONS
-from eval.rule_contract import ScoringContext
-from eval.languages import LANGUAGES
-from eval.data import load_rows_from_file
+from eval.scoring.rule_contract import ScoringContext
+from eval.inputs.languages import LANGUAGES
+from eval.io.data import load_rows_from_file
 from eval.insttrans.rows import DEFAULT_DATA, SCENARIO_DOMAINS, bundled_row_problems, validate_rows
 from eval.manifest import (DATA_CARD_PATH, MANIFEST_PATH, STATS_END, STATS_START, build_manifest,
                            card_with_statistics, manifest_text)

@@ -11,7 +11,7 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval import calibrate
 from judge_server import JudgeServer
 
@@ -98,11 +98,11 @@ def test_a_calibration_of_other_prompts_or_benchmark_or_no_file_is_refused(tmp_p
     (tmp_path / "junk.json").write_text("{", encoding="utf-8")
     status, _ = evaluate_run(tmp_path / "c", monkeypatch, "--judge-calibration", str(tmp_path / "junk.json"))
     assert status == 2 and "junk.json" in capsys.readouterr().err
-    monkeypatch.setattr("eval.judge_calibration.MAX_BYTES", 100)
+    monkeypatch.setattr("eval.judge.calibration.MAX_BYTES", 100)
     status, _ = evaluate_run(tmp_path / "e", monkeypatch, "--judge-calibration", str(calibration))
     assert status == 2 and "larger than" in capsys.readouterr().err
     (tmp_path / "deep.json").write_text("[" * 100_000, encoding="utf-8")
-    monkeypatch.setattr("eval.judge_calibration.MAX_BYTES", 16_000_000)
+    monkeypatch.setattr("eval.judge.calibration.MAX_BYTES", 16_000_000)
     status, _ = evaluate_run(tmp_path / "f", monkeypatch, "--judge-calibration", str(tmp_path / "deep.json"))
     assert status == 2 and "deep.json" in capsys.readouterr().err
     status, _ = evaluate_run(tmp_path / "d", monkeypatch, "--judge-calibration", str(calibration), "--skip-judge")

@@ -1,4 +1,4 @@
-"""The command-line edge (eval/cli.py): Judge flags and settings, checked before any work."""
+"""The command-line edge (eval/run/cli.py): Judge flags and settings, checked before any work."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from eval.cli import add_judge_arguments, judge_settings_from_args
+from eval.run.cli import add_judge_arguments, judge_settings_from_args
 from eval.errors import ConfigError
 
 

@@ -12,8 +12,9 @@ from unittest import mock
 
 import pytest
 
-from eval.compare import (CompareError, agreement, cohen_kappa, compare, format_report, paired_statistics,
-                          UnitValues)
+from eval.compare import agreement, cohen_kappa, compare, format_report, paired_statistics
+from eval.errors import CompareError
+from eval.scoring.pairing import UnitValues
 from eval.provenance import Signature, make_signature, parse_signature
 from judge_server import JudgeServer, candidate_of, is_soft_prompt, soft_ids_of, text_reply
 

@@ -15,24 +15,10 @@ import pytest
 
 from conftest import make_row as shared_make_row
 
-from eval.constraints import (
-    CONSTRAINT_KINDS,
-    HARD_IDS,
-    HTML_TAG,
-    CONSTRAINTS,
-    RULE_SETS,
-    check_format_preserve,
-    check_layout_break,
-    check_social_preserve,
-    check_syllable_order,
-    check_term_compliance,
-    glossary_terms,
-    html_tags,
-    reduce_tag,
-    markdown_has,
-    social_elements,
-    without_tags,
-)
+from eval.insttrans.rules import (CONSTRAINT_KINDS, HARD_IDS, HTML_TAG, CONSTRAINTS, RULE_SETS, check_format_preserve,
+                                  check_layout_break, check_social_preserve, check_syllable_order,
+                                  check_term_compliance, glossary_terms, html_tags, reduce_tag, markdown_has,
+                                  social_elements, without_tags)
 
 
 def make_row(source_text: str = "原文", constraints=(), source_lang: str = "zh", target_lang: str = "en",
@@ -507,7 +493,7 @@ def test_every_id_has_a_rule_or_a_rubric_and_every_line_keyword_finds_it():
 
 
 def test_the_judge_is_shown_the_first_line_carrying_a_soft_ids_keywords():
-    from eval.constraints import constraint_line_for
+    from eval.insttrans.rules import constraint_line_for
 
     row = {"constraints": ["保持原文格式", "译文风格：轻松", "译文语体：正式"],
            "constraint_ids": ["format_preserve", "style_consistency", "term_cross_sentence"]}
@@ -581,7 +567,7 @@ def test_the_untranslated_chinese_check(name, source, prediction, source_lang, t
 
 
 def test_the_judge_is_shown_the_keyword_line_even_when_it_is_not_at_the_ids_position():
-    from eval.constraints import constraint_line_for
+    from eval.insttrans.rules import constraint_line_for
 
     row = {"constraints": ["译文风格：正式", "保持原文格式", "指代一致：她指林晓"],
            "constraint_ids": ["format_preserve", "style_consistency", "coref_resolution"]}
@@ -679,7 +665,7 @@ def test_the_concordance_is_rounded_to_four_places():
 def test_the_constraint_table_cannot_be_changed_in_place():
     import dataclasses
 
-    from eval.constraints import CONSTRAINTS
+    from eval.insttrans.rules import CONSTRAINTS
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         CONSTRAINTS["format_preserve"].kind = "soft"

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from conftest import make_row, write_jsonl
-from eval.data import load_rows_from_file as load_any_file
-from eval.loading import load_rows_from_dataset as load_any_dataset
+from eval.io.data import load_rows_from_file as load_any_file
+from eval.inputs.loading import load_rows_from_dataset as load_any_dataset
 from eval.insttrans.rows import drop_unset_optionals, extract_prompt, render_prompt, validate_rows
 
 

@@ -9,14 +9,14 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
-from eval.constraints import check_social_preserve, check_syllable_order, check_term_compliance
-from eval.data import read_rows_from_file as read_any_file
+from eval.insttrans.rules import check_social_preserve, check_syllable_order, check_term_compliance
+from eval.io.data import read_rows_from_file as read_any_file
 from eval.insttrans.rows import bundled_row_problems, validate_rows
 
 
 def read_rows_from_file(path):
     return read_any_file(path, validate_rows)
-from eval.sandglass import validate_sandglass_rows
+from eval.sandglass.rows import validate_sandglass_rows
 
 SYLLABLE_IDS = dict(constraint_ids=["format_preserve", "syllable_order"], scenario="ugc_subtitle", domain="UGC字幕",
                     constraints=["以相同的 JSON 对象返回", "字幕时长：时间越长译文越长"])
@@ -159,6 +159,6 @@ def test_sandglass_rows_beyond_the_schema_load_with_warnings_and_are_scored_as_r
     assert len(rows) == len(cases) and len(warnings) == len(cases)
     for (row, fragment), warning in zip(cases, warnings):
         assert warning["case_id"] == row["case_id"] and fragment in warning["message"], warning
-    from eval.sandglass import score_item
+    from eval.sandglass.metrics import score_item
 
     assert score_item(rows[0], "some words", 13, 1.0)["abs_diff"] == 0  # the recorded target is scored

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.predictions import wrapper_diagnostics
+from eval.inputs.predictions import wrapper_diagnostics
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = [json.loads(line) for line in (ROOT / "data" / "test.jsonl").read_text(encoding="utf-8").splitlines()]

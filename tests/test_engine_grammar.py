@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from eval import openai_api
+from eval.providers import openai_api
 from eval.benchmarks import get_benchmark
 from eval.config import DataSource
 from eval.judge_client import VerdictError, verdict_schema
-from eval.pipeline import load_benchmark_data
+from eval.run.pipeline import load_benchmark_data
 from test_real_engine import VENV
 from test_real_engine import engine_missing as real_engine_missing
 

@@ -20,11 +20,11 @@ from eval.benchmarks import get_benchmark
 from eval.exits import run_cli
 from eval.compare import compare, load_run
 from eval.compare import main as compare_main
-from eval.compare_html import changed_case_ids, compare_items, render_compare_html
-from eval.explorer import embed_json, page
+from eval.reports.compare_html import changed_case_ids, compare_items, render_compare_html
+from eval.reports.explorer import embed_json, page
 from eval.insttrans.failures import failure_reason
-from eval.score_rows import ScoreRow, row_from_dict
-from eval.outputs import RESULT_FILES
+from eval.scoring.score_rows import ScoreRow, row_from_dict
+from eval.io.outputs import RESULT_FILES
 from judge_server import JudgeServer
 from tests.ifmtbench.helpers import ifmt_handler
 from conftest import make_row, write_jsonl
@@ -418,9 +418,9 @@ def test_judge_replies_show_every_text_a_detail_carries_repairs_included():
 
 def test_the_chart_colours_and_marks_as_the_printed_table_does():
     import eval.compare
-    import eval.compare_html
+    import eval.reports.compare_html
 
-    assert eval.compare_html.SIGNIFICANCE == eval.compare.SIGNIFICANCE
+    assert eval.reports.compare_html.SIGNIFICANCE == eval.compare.SIGNIFICANCE
 
 
 def test_hostile_run_names_are_escaped_on_the_compare_page(runs, tmp_path):
@@ -436,7 +436,7 @@ def test_hostile_run_names_are_escaped_on_the_compare_page(runs, tmp_path):
 
 
 def test_diagnostics_from_the_summary_equal_those_computed_from_the_predictions(tmp_path):
-    from eval.explorer import explorer_items
+    from eval.reports.explorer import explorer_items
 
     rows = [make_row("d-1"), make_row("d-2"), make_row("d-3")]
     predictions = {"d-1": "```\nHello\n```", "d-2": "<think>hm</think>Hello", "d-3": "Hello"}

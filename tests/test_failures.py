@@ -8,12 +8,12 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
-from eval.constraints import CONSTRAINT_KINDS, RULE_TABLE
-from eval.failures import failures, failures_markdown
+from eval.insttrans.rules import CONSTRAINT_KINDS, RULE_TABLE
+from eval.reports.failures import failures, failures_markdown
 from eval.insttrans.failures import failure_reason
-from eval.insttrans import INSTTRANS
+from eval.insttrans.record import INSTTRANS
 from eval.sandglass import SANDGLASS
-from eval.score_rows import ScoreRow, row_from_dict
+from eval.scoring.score_rows import ScoreRow, row_from_dict
 
 # (constraint id, row fields, prediction, the reason's expected text): each detail comes from the
 # real rule, so a change in a rule's detail shows up here.

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from eval import syllable
-from eval.outputs import jsonl_line, jsonl_lines
+from eval.io.outputs import jsonl_line, jsonl_lines
 
 
 @pytest.fixture(scope="module")

@@ -47,8 +47,8 @@ def body_font_stack(css: str) -> str:
 
 
 def test_both_pages_name_a_font_for_every_script():
-    from eval.explorer_assets import EXPLORER_CSS
-    from eval.report_html import CSS as REPORT_CSS
+    from eval.reports.explorer_assets import EXPLORER_CSS
+    from eval.reports.report_html import CSS as REPORT_CSS
 
     for css in (EXPLORER_CSS, REPORT_CSS):
         stack = body_font_stack(css)

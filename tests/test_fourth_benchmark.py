@@ -23,8 +23,9 @@ import pytest
 
 import evaluate
 import prepare_inputs
-from eval import benchmarks, known_data
-from eval.cli import run_cli
+from eval import benchmarks
+from eval.run import known_data
+from eval.exits import run_cli
 from eval.compare import main as compare_main
 from eval.leaderboard import main as leaderboard_main, read_leaderboard_csv
 from judge_server import JudgeServer
@@ -240,7 +241,7 @@ def test_a_fourth_benchmarks_option_is_a_flag_for_it_alone(registered, capfd):
     """Toy-Bench declares --genre-table (tests/toybench/__init__.py): with its registry line the
     command line has the flag, a toy run takes it into its settings and report.md, and the pipeline
     refuses it for another benchmark, and another benchmark's option for the toy, with one line each."""
-    from eval.cli import evaluate_parser
+    from eval.run.cli import evaluate_parser
 
     help_text = evaluate_parser().format_help()
     assert "--genre-table {shown,hidden}" in help_text and "report.md's per-genre table" in help_text

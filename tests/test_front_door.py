@@ -14,11 +14,13 @@ import evaluate
 import predict
 import prepare_inputs
 from conftest import write_jsonl
-from eval import compare, hub, leaderboard
-from eval.cli import run_cli
+from eval import compare
+from eval.io import hub
+from eval import leaderboard
+from eval.exits import run_cli
 from eval.errors import DataError, PredictionError
 from eval.flags import unknown_flag_message
-from eval.predictions import load_predictions
+from eval.inputs.predictions import load_predictions
 
 ROOT = Path(__file__).resolve().parent.parent
 MAINS = {"evaluate": evaluate.main, "prepare_inputs": prepare_inputs.main, "predict": predict.main,
@@ -165,7 +167,7 @@ def test_a_run_leaves_no_lock_file_behind(tmp_path, monkeypatch):
 
 
 def test_a_killed_runs_lock_file_is_taken_over_and_removed(tmp_path):
-    from eval.locking import hold_lock
+    from eval.io.locking import hold_lock
 
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / ".lock").write_text("pid 999999: a run that was killed\n", encoding="utf-8")
@@ -179,7 +181,7 @@ def test_a_lock_file_removed_after_it_was_opened_is_not_trusted(tmp_path, monkey
     inode. B must notice and lock the file now at the path instead."""
     import os
 
-    from eval import locking
+    from eval.io import locking
 
     target, real_open, opened = tmp_path / "cache.sqlite", os.open, []
 

@@ -13,8 +13,9 @@ import evaluate
 import eval as harness
 import predict
 import prepare_inputs
-from eval import api, compare, leaderboard
-from eval.commands import evaluate_main, prepare_main
+from eval.run import api
+from eval import compare, leaderboard
+from eval.run.commands import evaluate_main, prepare_main
 from eval.flags import version_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,8 +84,8 @@ def readme_command_tables() -> dict[str, str]:
 
 
 def test_the_readme_tables_name_every_flag_of_each_command_and_no_other():
-    from eval.cli import evaluate_parser, prepare_parser
-    from eval.predict_command import build_parser as predict_parser
+    from eval.run.cli import evaluate_parser, prepare_parser
+    from eval.prediction.command import build_parser as predict_parser
 
     tables = readme_command_tables()
     assert table_flags(tables["prepare"]) == parser_flags(prepare_parser())
@@ -96,8 +97,8 @@ def test_the_readme_tables_name_every_flag_of_each_command_and_no_other():
 
 
 def test_the_docs_option_tables_name_every_flag_of_their_group():
-    from eval.cli import evaluate_parser
-    from eval.predict_command import build_parser as predict_parser
+    from eval.run.cli import evaluate_parser
+    from eval.prediction.command import build_parser as predict_parser
 
     predict_page = (ROOT / "docs" / "predict.md").read_text(encoding="utf-8")
     options = [line for line in predict_page.split("\n") if re.match(r"\| `--[a-z-]+[^|]*` \|", line)]
@@ -129,7 +130,7 @@ def test_a_flag_missing_from_a_table_is_caught():
 
 def test_the_readme_and_help_present_the_three_benchmarks_and_every_result_file(capsys):
     from eval.benchmarks import BENCHMARKS
-    from eval.outputs import RESULT_FILES
+    from eval.io.outputs import RESULT_FILES
 
     readme = README.read_text(encoding="utf-8")
     for title in ("InstTrans-Bench", "Sandglass-Bench", "IFMTBench"):
@@ -271,7 +272,7 @@ def test_ifmtbench_predictions_on_the_default_data_name_the_benchmark_flag(tmp_p
 
 
 def test_a_line_of_this_benchmarks_form_is_not_taken_for_a_wrong_file():
-    from eval.predictions import refuse_wrong_file
+    from eval.inputs.predictions import refuse_wrong_file
 
     for entry in ({"case_id": "a", "prediction": "x"}, {"case_id": "a", "prediction": None, "prompt": "kept"},
                   {"md5": "m", "response": "x"}, {"case_id": "a"}):
@@ -508,14 +509,14 @@ def test_a_rerun_that_replaces_a_formal_result_says_what_it_replaces(tmp_path, c
     ("[" * 100000, None),
 ])
 def test_the_previous_summary_is_read_as_outside_text(tmp_path, text, expected):
-    from eval.pipeline import previous_formal_signature
+    from eval.run.pipeline import previous_formal_signature
 
     (tmp_path / "summary.json").write_text(text, encoding="utf-8")
     assert previous_formal_signature(tmp_path) == expected
 
 
 def test_the_missing_line_is_shown_when_none_is_missing_too():
-    from eval.report import missing_line
+    from eval.reports.report import missing_line
 
     summary = {"predictions": {"missing": 0}, "data": {"n_instances": 7}}
     assert missing_line(summary, "items") == "0 of 7 items have no prediction"
@@ -547,13 +548,13 @@ def test_the_version_line_docs_api_shows_is_the_commands():
     ({"server": "vllm"}, None),
 ])
 def test_a_stand_in_header_is_read_as_outside_text(headers, said):
-    from eval.openai_api import stand_in_of
+    from eval.providers.openai_api import stand_in_of
 
     assert stand_in_of(headers) == said
 
 
 def test_the_badge_names_each_stand_in_and_nothing_for_real_servers():
-    from eval.report import run_status, stand_in_note
+    from eval.reports.report import run_status, stand_in_note
 
     summary = {"formal": True, "non_formal_reasons": [], "judge": {"model": "m", "host": "h", "stand_in": "J"},
                "system": {"engine": {"header.x-stand-in": "M"}}}

@@ -14,10 +14,10 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
-from eval.constraints import RULE_SETS
-from eval.outputs import jsonl_line
-from eval.predictions import is_missing
-from eval.rule_contract import ScoringContext
+from eval.insttrans.rules import RULE_SETS
+from eval.io.outputs import jsonl_line
+from eval.inputs.predictions import is_missing
+from eval.scoring.rule_contract import ScoringContext
 from eval.insttrans.scoring import score_instance
 from scripts.bench_hostile import SHAPES, bundled_rows, clear_text_caches, sweep_cases
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from eval.data import files_sha256
+from eval.io.data import files_sha256
 from eval.ifmtbench.predictions import load_ifmt_predictions
 from eval.ifmtbench.rows import validate_ifmt_rows
 from eval.ifmtbench.manifest import bundled_entry as build_ifmtbench_entry

@@ -22,7 +22,7 @@ import pytest
 import evaluate
 import release_folders as rf
 from conftest import write_jsonl
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval.ifmtbench.release import fenced_block, glossary_value, rubric_validator
 from eval.judge_client import VerdictError
 from judge_server import JudgeServer, text_reply
@@ -199,7 +199,7 @@ def test_verdicts_are_the_releases(files, monkeypatch, capsys):
 def test_the_release_prompt_set_keeps_the_harness_request_parameters(tmp_path):
     """The parameters moved from the record to the prompt sets (issue #20): under `release` the run's
     JudgeSettings.params are what they were (only a repair turn, off on the command line, reads them)."""
-    from eval.benchmark import HARNESS
+    from eval.config import HARNESS
     from eval.ifmtbench import IFMTBENCH
     from eval.ifmtbench.release import open_release
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.api import RunResult, evaluate, load_run
+from eval.run.api import evaluate, load_run
+from eval.config import RunResult
 from eval.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent

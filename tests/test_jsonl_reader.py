@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import make_row, write_jsonl
-from eval.data import load_rows_from_file as load_any_file, lone_surrogate, read_jsonl_objects
+from eval.io.data import load_rows_from_file as load_any_file, lone_surrogate, read_jsonl_objects
 from eval.insttrans.rows import validate_rows
 
 
@@ -141,7 +141,7 @@ def test_valid_rows_with_escapes_still_load(tmp_path):
     (b'{"a": "\xff"}\n', None),
 ])
 def test_first_jsonl_object_reads_the_first_line_or_gives_none(tmp_path, text, first):
-    from eval.data import first_jsonl_object
+    from eval.io.data import first_jsonl_object
 
     path = tmp_path / "f.jsonl"
     if isinstance(text, str):
@@ -155,8 +155,8 @@ def test_first_jsonl_object_reads_the_first_line_or_gives_none(tmp_path, text, f
 def test_a_file_read_through_datasets_is_refused_the_same_way(tmp_path):
     """`--dataset FILE` goes through `datasets`, which keeps one of two repeated keys silently and
     fails on a lone surrogate without a line: the same refusals as `--data` come first."""
-    from eval.data import refuse_repeated_keys_and_lone_surrogates
-    from eval.loading import load_rows_from_dataset as load_any_dataset
+    from eval.io.data import refuse_repeated_keys_and_lone_surrogates
+    from eval.inputs.loading import load_rows_from_dataset as load_any_dataset
 
     def load_rows_from_dataset(name):
         return load_any_dataset(name, validate_rows)

@@ -19,12 +19,13 @@ from pathlib import Path
 import pytest
 
 from batch_server import BatchServer
-from eval import judge_batch
-from eval.insttrans import item_requests
-from eval.judge_batch import BatchWaitStopped, fill_cache_by_batch
-from eval.judge_cache import cache_key
-from eval.judge_client import JudgeSettings, first_body, request_url, run_judge_prompts
-from eval.prompts import PROMPT_VERSIONS
+from eval.run import judge_batch
+from eval.insttrans.record import item_requests
+from eval.run.judge_batch import BatchWaitStopped, fill_cache_by_batch
+from eval.judge.cache import cache_key
+from eval.judge_client import first_body, request_url, run_judge_prompts
+from eval.config import JudgeSettings
+from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.verdicts import JudgeItem
 from judge_server import invalid_handler
 

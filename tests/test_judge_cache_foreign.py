@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from eval.errors import ConfigError
-from eval.judge_cache import APPLICATION_ID, SCHEMA_VERSION, check_cache_file, open_cache, read_reply, write_reply
+from eval.judge.cache import APPLICATION_ID, SCHEMA_VERSION, check_cache_file, open_cache, read_reply, write_reply
 from judge_server import JudgeServer
 from test_state_and_files import evaluate, write_data
 

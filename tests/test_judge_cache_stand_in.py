@@ -13,7 +13,7 @@ import pytest
 
 import evaluate
 from eval.errors import ConfigError
-from eval.judge_cache import (COLUMNS, COLUMNS_V1, SCHEMA_VERSION, check_cache_file, open_cache, read_reply,
+from eval.judge.cache import (COLUMNS, COLUMNS_V1, SCHEMA_VERSION, check_cache_file, open_cache, read_reply,
                               read_stored, write_reply)
 from judge_server import JudgeServer
 

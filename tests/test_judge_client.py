@@ -10,10 +10,11 @@ import pytest
 
 from eval.errors import ConfigError, JudgeError
 from conftest import count_replies
-from eval.insttrans import item_requests, judge_result
-from eval.judge_client import JudgeSettings, run_judge_prompts
-from eval.openai_api import public_host
-from eval.prompts import PROMPT_VERSIONS
+from eval.insttrans.record import item_requests, judge_result
+from eval.judge_client import run_judge_prompts
+from eval.config import JudgeSettings
+from eval.providers.openai_api import public_host
+from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.verdicts import JudgeItem
 from judge_server import (
     JudgeServer,

@@ -13,11 +13,13 @@ from dataclasses import replace
 
 import pytest
 
-from eval import judge_client, judge_models
+from eval import judge_client
+from eval.judge import models as judge_models
 from eval.errors import ConfigError
-from eval.judge_client import (JudgeRequest, JudgeSettings, VerdictError, ask_prompts, parse_verdict_object,
+from eval.judge_client import (JudgeRequest, VerdictError, ask_prompts, parse_verdict_object,
                                run_judge_prompts)
-from eval.judge_cost import BATCH_DISCOUNT, Price
+from eval.config import JudgeSettings
+from eval.judge.cost import BATCH_DISCOUNT, Price
 from conftest import count_replies
 from judge_server import JudgeServer, Reply, constant_handler
 
@@ -113,7 +115,7 @@ def test_the_models_probe_waits_at_most_ten_seconds(tmp_path, monkeypatch):
 
 
 class _Prefilled:
-    """What a prefill (eval/judge_batch.py) returns: its block for the summary and the usage it paid
+    """What a prefill (eval/run/judge_batch.py) returns: its block for the summary and the usage it paid
     for at the Batch price."""
 
     usage = {"v": {"replies": 1, "input_tokens": 1_000_000, "output_tokens": 0, "total_tokens": 1_000_000}}

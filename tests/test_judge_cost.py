@@ -15,11 +15,12 @@ import pytest
 
 from conftest import count_replies
 from eval.errors import ConfigError
-from eval.insttrans import item_requests
-from eval.judge_client import JudgeSettings, run_judge_prompts
-from eval.judge_cost import BudgetReached, Price, cost_usd, estimate_tokens, parse_price
-from eval.openai_api import cached_input_tokens
-from eval.prompts import PROMPT_VERSIONS
+from eval.insttrans.record import item_requests
+from eval.judge_client import run_judge_prompts
+from eval.config import JudgeSettings
+from eval.judge.cost import BudgetReached, Price, cost_usd, estimate_tokens, parse_price
+from eval.providers.openai_api import cached_input_tokens
+from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.verdicts import JudgeItem
 from judge_server import JudgeServer, Reply, default_handler
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from eval.cli import run_cli
+from eval.exits import run_cli
 from judge_server import JudgeServer, Recorded, default_handler, is_repair, text_reply
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,11 +19,12 @@ import pytest
 
 from conftest import count_replies
 from eval.errors import ConfigError, JudgeError
-from eval.insttrans import item_requests, judge_result
-from eval.judge_client import JudgeSettings, run_judge_prompts
-from eval.locking import hold_lock, lock_path_for
-from eval.prompts import PROMPT_VERSIONS
-from eval.provider import ProviderDown
+from eval.insttrans.record import item_requests, judge_result
+from eval.judge_client import run_judge_prompts
+from eval.config import JudgeSettings
+from eval.io.locking import hold_lock, lock_path_for
+from eval.insttrans.prompts import PROMPT_VERSIONS
+from eval.providers.health import ProviderDown
 from eval.insttrans.verdicts import JudgeItem
 from judge_server import (
     JudgeServer,
@@ -290,7 +291,7 @@ def test_a_lock_held_by_another_process_names_it_and_dies_with_it(tmp_path):
     target = tmp_path / "cache.sqlite"
     holder = subprocess.Popen([sys.executable, "-c", (
         "import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-        "from eval.locking import hold_lock\n"
+        "from eval.io.locking import hold_lock\n"
         "with hold_lock(Path(sys.argv[2]), 'Judge cache'):\n print('held', flush=True); time.sleep(60)"),
         str(ROOT), str(target)], stdout=subprocess.PIPE, text=True)
     try:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from eval.cli import run_cli
-from eval.judge_health import (LABEL_MIN_ITEMS, LABEL_SHARE, REPLY_MIN_PROMPTS, REPLY_SHARE, health_markdown,
+from eval.exits import run_cli
+from eval.judge.health import (LABEL_MIN_ITEMS, LABEL_SHARE, REPLY_MIN_PROMPTS, REPLY_SHARE, health_markdown,
                                judge_health)
 from judge_server import JudgeServer, Recorded, Reply, is_soft_prompt, text_reply, varied_handler, varied_text
 
@@ -158,10 +158,10 @@ def test_a_degenerate_judge_warns_in_the_console_the_reports_and_the_summary(nam
 
 def test_health_never_changes_a_verdict(tmp_path, monkeypatch, capfd):
     """A degenerate Judge's run scores byte for byte as it does with the health block left out."""
-    import eval.pipeline
+    import eval.run.pipeline
 
     with_health, *_ = _evaluate("ifmtbench", _degenerate, tmp_path / "a", monkeypatch, capfd)
-    monkeypatch.setattr(eval.pipeline, "judge_health", lambda *args: {"kinds": {}, "warnings": []})
+    monkeypatch.setattr(eval.run.pipeline, "judge_health", lambda *args: {"kinds": {}, "warnings": []})
     without, *_ = _evaluate("ifmtbench", _degenerate, tmp_path / "b", monkeypatch, capfd)
     assert with_health["judge"]["health"]["warnings"] and without["judge"]["health"]["warnings"] == []
     scores = [re.sub(r'"cache_key": "\w+"', "", (folder / "ifmtbench" / "scores.jsonl").read_text(encoding="utf-8"))

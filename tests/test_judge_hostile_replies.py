@@ -19,9 +19,9 @@ import pytest
 import evaluate
 import release_folders as rf
 from conftest import make_row, write_jsonl
-from eval.cli import run_cli
-from eval.predict import build_settings, run_predict
-from eval.redaction import REDACTED, without_secrets
+from eval.exits import run_cli
+from eval.prediction.runner import build_settings, run_predict
+from eval.providers.redaction import REDACTED, without_secrets
 from judge_server import (JudgeServer, Reply, default_handler, hostile_reply_handler, key_quoting_handler,
                           text_reply)
 
@@ -321,7 +321,7 @@ def test_the_issue_s_fence_reply_is_repaired_at_once(files, monkeypatch, capfd, 
 def test_predict_writes_a_lone_surrogate_as_a_replacement_character(tmp_path):
     """The predictions reader refuses lone surrogates (SPEC §6): an answer holding one is written as
     U+FFFD, so the file predict.py writes is one it (on resume) and evaluate.py read."""
-    from eval.predict import provider_text
+    from eval.prediction.runner import provider_text
 
     def handler(request):
         return text_reply(request.path, "Bonjour \ud800!", model="m-\udc00", prompt=request.prompt)

@@ -10,10 +10,10 @@ import pytest
 
 import evaluate
 from eval.benchmarks import get_benchmark
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval.judge_client import verdict_schema
-from eval.judge_models import listed_models, mismatch_warning, model_check
-from eval.pipeline import load_benchmark_data
+from eval.judge.models import listed_models, mismatch_warning, model_check
+from eval.run.pipeline import load_benchmark_data
 from eval.config import DataSource
 from judge_server import JudgeServer
 

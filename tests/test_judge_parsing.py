@@ -24,9 +24,9 @@ from eval.ifmtbench import release as ifmt_release
 from eval.insttrans import release as it_release
 from eval.insttrans import verdicts
 from eval.judge_client import VerdictError, fenced_content, parse_verdict_object
-from eval.openai_api import MAX_TOKEN_COUNT, request_body, usage_of
-from eval.redaction import REDACTED, redact, without_secrets
-from eval.release_protocol import validate_bare_quality
+from eval.providers.openai_api import MAX_TOKEN_COUNT, request_body, usage_of
+from eval.providers.redaction import REDACTED, redact, without_secrets
+from eval.release.protocol import validate_bare_quality
 from scripts.bench_hostile import JUDGE_SHAPES, judge_validators
 
 # SPEC §10's fence as a pattern: the specification the scanner is checked against (cubic in a
@@ -330,7 +330,7 @@ def _old_duration_seconds(value: str):
 
 
 def test_a_reset_header_reads_as_before_on_generated_values():
-    from eval.provider import _duration_seconds
+    from eval.providers.health import _duration_seconds
 
     rng = random.Random(429)
     marks = ["1", "0", "5", ".", "m", "s", "ms", "h", "H", " ", "x", "e", "-", "inf", "nan"]
@@ -344,7 +344,7 @@ def test_a_reset_header_reads_as_before_on_generated_values():
 def test_a_reset_header_of_digits_reads_in_linear_time():
     """`x-ratelimit-reset-requests: 111…1x` (the header block may hold 16 KB): the part pattern
     retried every start of the digits (8,000 took 4.6 s, in the event loop)."""
-    from eval.provider import _duration_seconds
+    from eval.providers.health import _duration_seconds
 
     functions = [lambda size=size: _duration_seconds("1" * size + "x") for size in (4_000, 8_000, 16_000)]
     times = _growth(functions)

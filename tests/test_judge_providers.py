@@ -13,10 +13,11 @@ from dataclasses import replace
 import pytest
 
 from eval.errors import ConfigError, JudgeError
-from eval.insttrans import item_requests, judge_result
-from eval.judge_client import REPAIR_VERSION, JudgeSettings, judge_block, run_judge_prompts
-from eval.prompts import PROMPT_VERSIONS
-from eval.provider import ProviderDown
+from eval.insttrans.record import item_requests, judge_result
+from eval.judge_client import REPAIR_VERSION, judge_block, run_judge_prompts
+from eval.config import JudgeSettings
+from eval.insttrans.prompts import PROMPT_VERSIONS
+from eval.providers.health import ProviderDown
 from eval.insttrans.verdicts import JudgeItem
 from judge_server import (
     JudgeServer,

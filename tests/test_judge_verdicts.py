@@ -10,16 +10,16 @@ import pytest
 from eval.judge_client import (
     IncompleteReply,
     ProviderFailure,
-    JudgeSettings,
     VerdictError,
     endpoint_url,
-    public_host,
     reply_text,
     request_body,
-    retry_after_seconds,
 )
+from eval.config import JudgeSettings
+from eval.providers.openai_api import public_host
+from eval.providers.health import retry_after_seconds
 from eval.insttrans.verdicts import soft_validator, validate_quality
-from eval.openai_api import uses_responses_endpoint
+from eval.providers.openai_api import uses_responses_endpoint
 from judge_server import text_reply
 
 
@@ -57,7 +57,7 @@ def test_the_endpoint_kind_is_resolved_once_from_the_model_name(monkeypatch):
     summary's judge block and a Batch line's kind read it, never the model name again (issue 37)."""
     import dataclasses
 
-    from eval import openai_api
+    from eval.providers import openai_api
     from eval.judge_client import JudgeStats, judge_block, recorded_params, request_params
 
     calls = []

@@ -8,13 +8,14 @@ import pytest
 
 from conftest import make_row
 from eval.benchmarks import BENCHMARKS, get_benchmark
-from eval.data import file_sha256, load_rows_from_file
-from eval.insttrans import INSTTRANS
+from eval.io.data import file_sha256, load_rows_from_file
+from eval.insttrans.record import INSTTRANS
 from eval.insttrans.rows import DEFAULT_DATA, validate_rows
-from eval.known_data import (MANIFEST_PATH, data_reasons, identify, known_sets, looks_like_release,
+from eval.run.known_data import (MANIFEST_PATH, data_reasons, identify, known_sets, looks_like_release,
                              release_differences, release_statistics, signature_part)
-from eval.sandglass import DEFAULT_DATA as SANDGLASS_DATA
-from eval.sandglass import SANDGLASS, validate_sandglass_rows
+from eval.sandglass.rows import DEFAULT_DATA as SANDGLASS_DATA
+from eval.sandglass import SANDGLASS
+from eval.sandglass.rows import validate_sandglass_rows
 
 OFFICIAL_RELEASES = {name: bench.release.official_release for name, bench in BENCHMARKS.items()
                      if bench.release.official_release is not None}  # a release with no published checksum has none

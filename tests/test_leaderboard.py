@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.compare import CompareError
+from eval.errors import CompareError
 from eval.leaderboard import leaderboard_csv, leaderboard_markdown, leaderboard_rows, read_leaderboard_csv
 from test_compare import CHANGED_JUDGE, rows_with, write_run
 

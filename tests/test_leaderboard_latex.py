@@ -1,4 +1,4 @@
-"""`python -m eval.leaderboard --latex`: a booktabs tabular a paper can include (eval/latex.py)."""
+"""`python -m eval.leaderboard --latex`: a booktabs tabular a paper can include (eval/reports/latex.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from eval import leaderboard
-from eval.latex import latex_comment, latex_escape, tabular, value_with_interval
+from eval.reports.latex import latex_comment, latex_escape, tabular, value_with_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 

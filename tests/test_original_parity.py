@@ -9,8 +9,8 @@ import pytest
 
 import evaluate
 from conftest import make_row
-from eval.constraints import HTML_TAG, check_format_preserve, without_tags
-from eval.sandglass import group_stats, quality_gap, score_item
+from eval.insttrans.rules import HTML_TAG, check_format_preserve, without_tags
+from eval.sandglass.metrics import group_stats, quality_gap, score_item
 from judge_server import JudgeServer
 from test_sandglass import item, make_sg_row
 from test_sandglass import judged_files as sandglass_files  # noqa: F401  (a shared fixture)

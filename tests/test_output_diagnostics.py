@@ -13,7 +13,7 @@ import pytest
 
 import evaluate
 from conftest import write_jsonl
-from eval.predictions import (DIAGNOSTICS, cut_case_ids, echoed_prompt_lines, normalise,
+from eval.inputs.predictions import (DIAGNOSTICS, cut_case_ids, echoed_prompt_lines, normalise,
                               opens_with_refusal_or_preamble, wrapper_diagnostics, wrong_target_script)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,7 +242,7 @@ def test_no_diagnostic_changes_a_verdict(tmp_path):
 def test_the_documented_margin_of_the_script_check_on_the_bundled_references():
     """docs/predict.md: the closest bundled reference holds 79% of its own letters in its target's
     script, against the 20% threshold."""
-    from eval.predictions import _ENTITY, _LETTERS, script_counts, target_scripts
+    from eval.inputs.predictions import _ENTITY, _LETTERS, script_counts, target_scripts
 
     pairs = [(row["reference"], row["target_lang"], row["source_text"]) for row in _rows(ROOT / "data/test.jsonl")]
     pairs += [(row["label"], row["metadata"]["target_language"], row["metadata"]["source"])

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from eval import outputs
-from eval.outputs import RESULT_FILES, remove_previous_results, write_results
+from eval.io import outputs
+from eval.io.outputs import RESULT_FILES, remove_previous_results, write_results
 
 TEXTS = {"scores.jsonl": "{}\n", "report.md": "# r\n", "report.html": "<html></html>\n",
          "explorer.html": "<html></html>\n", "oracle_failures.jsonl": "{}\n",  # an --oracle run's list

@@ -275,7 +275,7 @@ def test_an_output_dir_that_is_a_file_is_one_clear_error(tmp_path, capsys):
     ('```json\n{"a": 1}\n```', True),
 ])
 def test_text_around_json_diagnostic(prediction, wrapped):
-    from eval.predictions import wrapper_diagnostics
+    from eval.inputs.predictions import wrapper_diagnostics
 
     assert wrapper_diagnostics(prediction)["text_around_json"] is wrapped
 
@@ -339,7 +339,7 @@ def test_predictions_saved_under_a_result_name_are_refused_and_kept(tmp_path, ca
 def test_a_write_failure_leaves_no_result_file(tmp_path, monkeypatch, capsys):
     import os
 
-    from eval import outputs
+    from eval.io import outputs
 
     status, out = run(tmp_path, [{"case_id": "r1", "prediction": "Hello, world"}])
     assert status == 0
@@ -407,7 +407,7 @@ def test_more_than_half_missing_is_said_in_one_prominent_line(tmp_path, capsys):
 
 
 def test_a_second_run_on_a_held_output_directory_is_refused_and_changes_nothing(tmp_path, capsys):
-    from eval.locking import hold_lock
+    from eval.io.locking import hold_lock
 
     status, out = run(tmp_path, [{"case_id": "r1", "prediction": "Hello, world"}])
     assert status == 0

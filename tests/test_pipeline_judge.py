@@ -14,7 +14,7 @@ import pytest
 
 import evaluate
 from conftest import make_row, write_jsonl
-from eval.cli import run_cli
+from eval.exits import run_cli
 from conftest import count_replies
 from judge_server import JudgeServer, Reply, candidate_of, default_handler, is_soft_prompt
 

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from eval.errors import ConfigError, DataError, HarnessError
-from eval.locking import hold_lock
-from eval.predict import (CHAT, RESPONSES, build_settings, endpoint_kind_for, extract_answer, request_params,
-                          responses_input, run_predict)
-from eval.system_meta import inputs_sha256, load_system_meta, meta_path_for, system_signature_part, system_summary
+from eval.io.locking import hold_lock
+from eval.prediction.runner import (build_settings, endpoint_kind_for, extract_answer, request_params,
+                          run_predict)
+from eval.providers.openai_api import CHAT, RESPONSES, responses_input
+from eval.inputs.system_meta import inputs_sha256, load_system_meta, meta_path_for, system_signature_part, system_summary
 from judge_server import refused_base_url
 from model_server import ModelServer, reference_rows
 
@@ -230,7 +231,7 @@ def test_saved_answers_and_counts_on_both_endpoints(tmp_path, model):
 
 
 def test_the_final_file_is_in_input_order_and_loads_as_predictions(tmp_path):
-    from eval.predictions import load_predictions
+    from eval.inputs.predictions import load_predictions
 
     with ModelServer(ROWS, modes={"c1": "reference"}, latency=0.0) as server:
         server.modes = {}
@@ -554,8 +555,8 @@ def test_system_summary_matches_the_scored_rows_or_all_of_the_data_and_warns_oth
     (422, "unprocessable", "the server refused this request", 3),
 ])
 def test_a_rejection_names_the_case_and_what_to_change(status, message, hint, exit_status):
-    from eval.predict import rejection_error
-    from eval.provider import ProviderRejected
+    from eval.prediction.runner import rejection_error
+    from eval.providers.health import ProviderRejected
 
     error = rejection_error(ProviderRejected("http://h:1", status, message), settings_for("http://h:1/v1"), "c7")
     assert f"HTTP {status} for case c7: {message}" in str(error) and hint in error.hint

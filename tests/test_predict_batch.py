@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import prepare_inputs
-from eval.batch_files import body_bytes, outcome_of, request_line, split_lines
+from eval.providers.batch_files import body_bytes, outcome_of, request_line, split_lines
 from eval.errors import ConfigError, DataError
-from eval.predict import build_settings, run_predict
-from eval.predict_batch import from_batch_output, write_batch_requests
-from eval.predict import InputRow
+from eval.prediction.runner import build_settings, run_predict
+from eval.prediction.batch import from_batch_output, write_batch_requests
+from eval.prediction.runner import InputRow
 from model_server import ModelServer
 import run_batch_standin
 

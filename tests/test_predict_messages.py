@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.system_meta import engine_software, system_report_lines
+from eval.inputs.system_meta import engine_software, system_report_lines
 
 
 @pytest.mark.parametrize("engine, shown", [

@@ -1,7 +1,7 @@
 """predict.py against servers as they really answer (issue 22, SPEC §13): a misspelt --model the
 server answers anyway, LiteLLM in front (upstream model and engine headers, <think> blocks
 stripped from the content), a 400 for a bad key, a parameter refused with a 500 in the server's
-own words, and what eval/openai_api.py reads out of odd bodies (content parts with null text,
+own words, and what eval/providers/openai_api.py reads out of odd bodies (content parts with null text,
 negative token counts). Real stand-ins on 127.0.0.1 (tests/model_server.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import pytest
 
 from eval.errors import HarnessError
-from eval.openai_api import CHAT, RESPONSES, parse_answer, usage_counts
+from eval.providers.openai_api import CHAT, RESPONSES, parse_answer, usage_counts
 from judge_server import JudgeServer, Reply, param_500_handler
 from model_server import ModelServer
 from test_predict import ROWS, lines_of, predict
@@ -116,13 +116,13 @@ def test_negative_usage_is_not_summed_into_the_meta(tmp_path):
                                                      "schema": {"type": "object"}, "strict": True}}}),
 ])
 def test_the_structured_forms_of_both_endpoints(kind, form, expected):
-    from eval.openai_api import json_schema_params
+    from eval.providers.openai_api import json_schema_params
 
     assert json_schema_params(kind, "verdict", {"type": "object"}, form) == expected
 
 
 def test_responses_input_renames_text_parts_by_role_and_keeps_strings():
-    from eval.openai_api import request_body, responses_input
+    from eval.providers.openai_api import request_body, responses_input
 
     messages = [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url"}]},
                 {"role": "assistant", "content": [{"type": "text", "text": "b"}]},

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import make_row, write_jsonl
 from eval.errors import PredictionError
-from eval.predictions import DIAGNOSTICS, is_missing, load_predictions, predictions_block, wrapper_diagnostics
+from eval.inputs.predictions import DIAGNOSTICS, is_missing, load_predictions, predictions_block, wrapper_diagnostics
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""eval/provider.py against a real local server: breaker, deadline, shared pause, adaptive limit,
+"""eval/providers/health.py against a real local server: breaker, deadline, shared pause, adaptive limit,
 64 KB cap, redaction before the cut, typed errors (SPEC §10). Timings are small, margins generous."""
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ import time
 import httpx
 import pytest
 
-from eval.provider import (
+from eval.providers.health import (
     MAX_REPLY_BYTES,
     ProviderDown,
     ProviderFailing,
     ProviderHealth,
     ProviderRejected,
     ReplyTooLarge,
-    redact,
     retry_after_seconds,
     send,
-    usage_of,
 )
+from eval.providers.redaction import redact
+from eval.providers.openai_api import usage_of
 from judge_server import (
     JudgeServer,
     RateLimit,
@@ -455,7 +455,7 @@ def test_a_ticket_cancelled_mid_request_gives_its_slot_back():
 def test_a_requests_own_retry_wait_doubles_from_half_a_second_up_to_8_s(monkeypatch):
     """The defaults predict runs with (the Judge passes its own): 0.5 s, 1, 2, 4, then 8 s at most,
     each jittered down to half (here the jitter's top, 1.0)."""
-    monkeypatch.setattr("eval.provider.random.uniform", lambda low, high: high)
+    monkeypatch.setattr("eval.providers.health.random.uniform", lambda low, high: high)
     health = ProviderHealth("127.0.0.1", max_concurrency=1)
     assert [health.retry_delay(failures) for failures in range(1, 8)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from eval import known_data, published
+from eval.run import known_data
+from eval import published
 from eval.benchmarks import get_benchmark
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval.errors import ConfigError
 from eval.published import (check_page, column_verdict, load_pages, parse_figure, place, placements_markdown,
                             published_markdown, row_self_judging, run_value, shown_pages)
@@ -363,7 +364,7 @@ def test_a_judged_run_on_a_faked_release_keeps_only_the_protocol_reasons(tmp_pat
     the stand-in Judge under the default model: the data and rows reasons are gone; the harness
     protocol and the unrecorded scorer version remain."""
     monkeypatch.chdir(ROOT)
-    from eval.data import file_sha256
+    from eval.io.data import file_sha256
     from eval.insttrans.rows import DEFAULT_DATA
 
     manifest = tmp_path / "manifest.json"
@@ -447,7 +448,7 @@ def sandglass_release_run(tmp_path, monkeypatch):
     """Runs of 12 bundled Sandglass rows recorded as the official release (a fixture manifest),
     under the release protocol of a synthetic release folder, judged by the stand-in Judge."""
     import release_folders as rf
-    from eval.data import file_sha256
+    from eval.io.data import file_sha256
     from judge_server import text_reply
 
     lines = (ROOT / "data" / "sandglass" / "test.jsonl").read_text(encoding="utf-8").splitlines()[:12]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eval import release_source as rs
+from eval.release import source as rs
 from eval.errors import ConfigError
 from eval.ifmtbench.release import Templates as IfTemplates
 from eval.insttrans.release import Templates as ItTemplates

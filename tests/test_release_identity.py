@@ -14,11 +14,12 @@ import evaluate
 from conftest import make_row, write_jsonl
 from eval import sandglass
 from eval.benchmarks import get_benchmark
-from eval.cli import benchmark_and_source, evaluate_parser, run_cli
-from eval.data import file_sha256, rows_sha256
+from eval.run.cli import benchmark_and_source, evaluate_parser
+from eval.exits import run_cli
+from eval.io.data import file_sha256, rows_sha256
 from eval.insttrans.rows import DEFAULT_DATA
 from eval.benchmarks import hub_files
-from eval.hub import resolve_data_file
+from eval.io.hub import resolve_data_file
 from judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +70,7 @@ def hub_cache(hf_home: Path, bench: str, data: Path | None = None) -> Path:
 
 def loaded(bench: str, *flags: str):
     """The LoadedData of a command line, through the CLI edge and the pipeline's loader."""
-    from eval.pipeline import load_benchmark_data
+    from eval.run.pipeline import load_benchmark_data
 
     args = evaluate_parser().parse_args(["--predictions", "p", "--output-dir", "o", *flags])
     benchmark, source = benchmark_and_source(args)
@@ -125,7 +126,7 @@ def test_a_cached_file_lends_its_identity_only_to_the_rows_it_holds(tmp_path, mo
     """The hub path after an offline load from datasets' Arrow copy: the cache may have moved on."""
     from datasets import Dataset
 
-    from eval import hub
+    from eval.io import hub
 
     rows = [make_row("a"), make_row("b")]
     cached = write_jsonl(tmp_path / "test.jsonl", [make_row(case_id) for case_id in file_rows])

@@ -22,10 +22,10 @@ import pytest
 import evaluate
 import release_folders as rf
 from conftest import write_jsonl
-from eval.cli import run_cli
+from eval.exits import run_cli
 from eval.compare import main as compare_main
 from eval.insttrans.release import soft_scores
-from eval.release_protocol import bare_score
+from eval.release.protocol import bare_score
 from eval.syllable import count_syllables
 from judge_server import JudgeServer, Reply, text_reply
 
@@ -193,7 +193,8 @@ def test_sandglass_requests_are_the_releases(sg_files, monkeypatch, capsys, mode
 def test_release_name_rule_is_a_plain_prefix_test(it_files):
     """The release routes by `model.startswith(prefixes)`: a gateway name goes to chat, unlike SPEC §10."""
     from eval.insttrans.release import Templates, request_shape
-    from eval.judge_client import CHAT, RESPONSES, JudgeSettings
+    from eval.providers.openai_api import CHAT, RESPONSES
+    from eval.config import JudgeSettings
 
     templates = Templates(it_files["release"])
     kinds = {model: request_shape(templates, JudgeSettings(model, "http://x/v1", "k")).kind
@@ -459,7 +460,7 @@ def test_a_release_counter_that_raises_aborts_without_results(sg_files, capsys):
 
 
 def test_release_dir_from_a_dataset_folder(tmp_path, capsys):
-    from eval.release_protocol import release_dir
+    from eval.release.protocol import release_dir
 
     root = rf.make_insttrans_release(tmp_path / "snap")
     (root / "data").mkdir()

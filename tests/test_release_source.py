@@ -1,4 +1,4 @@
-"""The shared release-source reader (eval/release_source.py): pieces found through the AST, never
+"""The shared release-source reader (eval/release/source.py): pieces found through the AST, never
 executed; anything missing or different is a ConfigError (exit 2) saying expected and found."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval import release_source as rs
+from eval.release import source as rs
 from eval.errors import ConfigError
 
 SOURCE = '''

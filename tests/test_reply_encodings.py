@@ -1,7 +1,7 @@
 """One reply costs at most the reply cap whatever its Content-Encoding (issue 34 item 3).
 
 httpx's own decoders inflate each network chunk whole (2 KB of `gzip, gzip` became 1 GiB in one
-call), so eval/provider.py reads the raw body and decodes it itself, counting as it goes. Real
+call), so eval/providers/health.py reads the raw body and decodes it itself, counting as it goes. Real
 bombs from a stand-in on 127.0.0.1; memory is compared with the bomb's decoded size (a ratio),
 never with a fixed figure."""
 
@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from eval.errors import HarnessError, JudgeError
-from eval.predict import MAX_REPLY_BYTES as PREDICT_CAP
-from eval.provider import (
+from eval.prediction.runner import MAX_REPLY_BYTES as PREDICT_CAP
+from eval.providers.health import (
     ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
     ProviderFailing,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from eval.failures import failures
-from eval.insttrans import INSTTRANS
+from eval.reports.failures import failures
+from eval.insttrans.record import INSTTRANS
 from eval.published import sections_html
-from eval.report_html import bar_chart_svg, render_report_html
-from eval.score_rows import row_from_dict
+from eval.reports.report_html import bar_chart_svg, render_report_html
+from eval.scoring.score_rows import row_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 VOID = {"meta", "br", "img", "input", "link", "hr", "col", "area", "base", "wbr", "source"}

@@ -1,4 +1,4 @@
-"""The one rule contract (eval/rule_contract.py): every benchmark's constraint ids have exactly one
+"""The one rule contract (eval/scoring/rule_contract.py): every benchmark's constraint ids have exactly one
 spec with a rule for every rule set × scorer version its table declares; every rule returns a
 Verdict whose one-line reason is the one a report rebuilds from the stored detail; the scoring
 context carries the counter. (IFMTBench's glossary rule running once per row: tests/ifmtbench.)"""
@@ -15,7 +15,7 @@ from eval.ifmtbench.labels import LABELS
 from eval.ifmtbench.rows import validate_ifmt_rows
 from eval.insttrans.rules import CONSTRAINTS, RULE_TABLE as INSTTRANS
 from eval.insttrans.scoring import score_instance
-from eval.rule_contract import HARD, SOFT, ConstraintSpec, RuleTable, ScoringContext, Verdict, explained
+from eval.scoring.rule_contract import HARD, SOFT, ConstraintSpec, RuleTable, ScoringContext, Verdict, explained
 from tests.toybench.rules import RULE_TABLE as TOY
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ import pytest
 from conftest import make_row as shared_make_row
 
 from eval.insttrans.rules import RULE_TABLE
-from eval.rule_contract import ScoringContext
+from eval.scoring.rule_contract import ScoringContext
 
 FORMAT, SYLLABLE, TERM, SOCIAL, LAYOUT = (
     "format_preserve", "syllable_order", "term_compliance", "social_preserve", "layout_break")

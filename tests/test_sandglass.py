@@ -16,15 +16,19 @@ import evaluate
 import prepare_inputs
 from conftest import make_row, write_jsonl
 from eval import sandglass
-from eval import known_data
-from eval.cli import benchmark_and_source, run_cli
+from eval.run import known_data
+from eval.run.cli import benchmark_and_source
+from eval.exits import run_cli
 from eval.config import RunConfig
-from eval.data import file_sha256, load_rows_from_file
+from eval.io.data import file_sha256, load_rows_from_file
 from eval.errors import ConfigError, DataError
-from eval.sandglass import (controllability_slope, group_stats, quality_gap, render_judge_prompt, render_messages,
-                            score_item, syllable_reward, target_syllables, validate_sandglass_rows)
-from eval.score_rows import row_from_dict
+from eval.sandglass.metrics import controllability_slope, group_stats, quality_gap, score_item, syllable_reward
+from eval.sandglass.prompt import render_judge_prompt
+from eval.sandglass.rows import render_messages, target_syllables, validate_sandglass_rows
+from eval.scoring.score_rows import row_from_dict
 from judge_server import JudgeServer, Reply, candidate_of, default_handler
+from eval.sandglass.metrics import OUTPUT_FIELDS
+from eval.sandglass.prompt import PROMPT_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "data" / "sandglass" / "test.jsonl"
@@ -109,7 +113,7 @@ def test_an_item_row_has_the_cards_results_fields():
         "target_syllables": 12, "hyp_syllables": 13, "abs_diff": 1, "dev": 0.083333, "signed_dev": 0.083333,
         "syllable_reward": 1.0, "hit_pm1": 1, "hit_strict5": 0, "hit_10": 1, "hit_20": 1, "quality": 1.0,
         "judge_error": 0, "score": 1.0}
-    assert list(result) == list(sandglass.OUTPUT_FIELDS)
+    assert list(result) == list(OUTPUT_FIELDS)
     assert (result["uuid"], result["fenqu"], result["target_language"], result["target_kind"], result["duration"],
             result["source"], result["status"]) == ("u1", "二次元", "en", "natural", 1.9, row["metadata"]["source"], "ok")
 
@@ -389,11 +393,11 @@ def test_a_full_run_asks_gemini_on_chat_completions_and_is_formal(judged_files, 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["formal"] is True and summary["non_formal_reasons"] == []
     assert summary["judge"]["model"] == "gemini-2.5-flash" and summary["judge"]["endpoint_kind"] == "chat_completions"
-    assert summary["judge"]["prompt_versions"] == {"sandglass_quality": sandglass.PROMPT_VERSION, "repair": "repair-1"}
+    assert summary["judge"]["prompt_versions"] == {"sandglass_quality": PROMPT_VERSION, "repair": "repair-1"}
     assert summary["by_language"]["en"]["q_gap_short"] == -0.5 and summary["by_language"]["ja"]["q_gap_long"] == 1.0
     assert summary["overall"]["q_gap_short"] == pytest.approx((-0.5 + 0.0) / 2)
     assert summary["score"]["value"] == pytest.approx(sum(s["score"] for s in scores.values()) / 6, abs=1e-6)
-    assert f"prompt.sandglass_quality:{sandglass.PROMPT_VERSION}" in summary["signature"]
+    assert f"prompt.sandglass_quality:{PROMPT_VERSION}" in summary["signature"]
     for path in out.iterdir():
         assert KEY.encode() not in path.read_bytes(), path
 

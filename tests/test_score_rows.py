@@ -1,4 +1,4 @@
-"""Typed score rows (eval/score_rows.py): scores.jsonl read back and written again is the file's
+"""Typed score rows (eval/scoring/score_rows.py): scores.jsonl read back and written again is the file's
 bytes for every benchmark; the enums cover every state a run writes; a missing row's detail is no
 other row's; reports classify by status and fallback state, never by a reason's wording; a
 malformed row is one line naming the field."""
@@ -13,16 +13,17 @@ import pytest
 
 import evaluate
 from conftest import make_row
-from eval.cli import run_cli
-from eval.compare import CompareError, load_run
-from eval.failures import failures, failures_markdown
+from eval.exits import run_cli
+from eval.compare import load_run
+from eval.errors import CompareError
+from eval.reports.failures import failures, failures_markdown
 from eval.ifmtbench import IFMTBENCH
 from eval.ifmtbench.report import failure_reason as ifmt_failure_reason
 from eval.ifmtbench.scoring import score_row as ifmt_score_row
-from eval.insttrans import INSTTRANS
+from eval.insttrans.record import INSTTRANS
 from eval.insttrans.scoring import score_instance
-from eval.outputs import jsonl_lines
-from eval.score_rows import (ConstraintResult, Fallback, ScoreRow, ScoreRowError, Status, row_dict, row_from_dict)
+from eval.io.outputs import jsonl_lines
+from eval.scoring.score_rows import (ConstraintResult, Fallback, ScoreRow, ScoreRowError, Status, row_dict, row_from_dict)
 from eval.ifmtbench.rows import validate_ifmt_rows
 from tests.ifmtbench.helpers import ifmt_handler, ifmt_row
 from tests.judge_server import JudgeServer, default_handler

@@ -18,8 +18,9 @@ from conftest import make_row
 from eval.errors import CompareError, ConfigError
 from eval.insttrans.rules import (HARD_IDS, RULE_SETS, RULE_TABLE, markdown_triggered_1005, visible_text_1005,
                                   without_code_elements)
-from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, PUBLIC_V1, SCORER_VERSIONS, V2026_10_05
-from eval.rule_contract import ScoringContext
+from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
+from eval.insttrans.rules import PUBLIC_V1, V2026_10_05
+from eval.scoring.rule_contract import ScoringContext
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "format_preserve"
@@ -425,7 +426,7 @@ def test_the_sandglass_release_is_recognised_by_the_manifest_digests(tmp_path, m
         (tmp_path / name).write_text(f"synthetic {name}\n", encoding="utf-8")
     how, notice = sandglass.recognise_scorer(tmp_path)
     assert how == "unknown" and "\n" not in notice and "release-3686ba4" in notice
-    from eval.data import file_sha256
+    from eval.io.data import file_sha256
 
     monkeypatch.setattr(sandglass, "MANIFEST", {name: file_sha256(tmp_path / name) for name in sandglass.MANIFEST})
     how, notice = sandglass.recognise_scorer(tmp_path)
@@ -462,7 +463,7 @@ def ifmt_run(tmp_path, folder):
 
 
 def test_the_ifmtbench_release_is_known_by_its_pinned_sha256(tmp_path, monkeypatch):
-    from eval.data import file_sha256
+    from eval.io.data import file_sha256
     from eval.ifmtbench.rows import RELEASE_FILE_SHA256
 
     assert RELEASE_FILE_SHA256["test_single_constraint.jsonl"] == (

@@ -1,7 +1,7 @@
 """State and files under real conditions (issue 22, SPEC §10, §11, §13): a Judge cache of another
 layout or version, a full disk while caching, a symlinked cache, predictions rewritten during a
 judged run, pipes and FIFOs as inputs, predict.py killed before its first answer, a late signal
-while the results are renamed, and the write paths of eval/outputs.py. Real files, real servers
+while the results are renamed, and the write paths of eval/io/outputs.py. Real files, real servers
 on 127.0.0.1, real child processes."""
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from eval import outputs
+from eval.io import outputs
 from eval.errors import ConfigError, JudgeError
-from eval.judge_cache import SCHEMA_VERSION, open_cache, write_reply
-from eval.locking import hold_lock
-from eval.outputs import RESULT_FILES, remove_previous_results, write_atomic, write_results
+from eval.judge.cache import SCHEMA_VERSION, open_cache, write_reply
+from eval.io.locking import hold_lock
+from eval.io.outputs import RESULT_FILES, remove_previous_results, write_atomic, write_results
 from judge_server import JudgeServer, default_handler
 from model_server import ModelServer
 
@@ -182,7 +182,7 @@ def test_predict_killed_before_its_first_answer_resumes(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# eval/outputs.py: failed writes, the umask, a late signal, summary.json first
+# eval/io/outputs.py: failed writes, the umask, a late signal, summary.json first
 # ---------------------------------------------------------------------------------------------
 
 def test_a_failed_write_raises_and_leaves_no_temporary(tmp_path):

@@ -13,12 +13,14 @@ from types import SimpleNamespace
 import pytest
 
 import evaluate
-from eval import explorer, outputs, pipeline
-from eval.cli import run_cli
-from eval.explorer import render_explorer_html, write_explorer_html
-from eval.locking import hold_lock
-from eval.outputs import RESULT_FILES, jsonl_lines, jsonl_writer, remove_stale_temporaries
-from eval.score_rows import ScoreRow, row_dict
+from eval.reports import explorer
+from eval.io import outputs
+from eval.run import pipeline
+from eval.exits import run_cli
+from eval.reports.explorer import render_explorer_html, write_explorer_html
+from eval.io.locking import hold_lock
+from eval.io.outputs import RESULT_FILES, jsonl_lines, jsonl_writer, remove_stale_temporaries
+from eval.scoring.score_rows import ScoreRow, row_dict
 from tests.ifmtbench.helpers import ifmt_handler
 from tests.judge_server import JudgeServer, default_handler
 
@@ -225,7 +227,7 @@ def test_the_pattern_is_mkstemps_for_every_result_file(tmp_path):
     (b'{"a": "\\ud800"}\n', "2: not valid UTF-8"),             # a lone surrogate before them
 ])
 def test_a_utf8_error_later_in_the_file_is_reported_before_an_earlier_lines_fault(tmp_path, first_fault, expected):
-    from eval.data import read_jsonl_objects
+    from eval.io.data import read_jsonl_objects
     from eval.errors import DataError
 
     path = tmp_path / "data.jsonl"
@@ -240,7 +242,7 @@ def test_a_utf8_error_later_in_the_file_is_reported_before_an_earlier_lines_faul
     (b'{"a": 1}\n\n', ['{"a": 1}', ""]), (b'1\n2\n3', ["1", "2", "3"]), (b"\n\n", ["", ""]),
 ])
 def test_the_byte_lines_are_str_split_on_newline_less_the_terminator(raw, lines):
-    from eval.data import _byte_lines
+    from eval.io.data import _byte_lines
 
     expected = raw.decode().split("\n")
     if expected and expected[-1] == "":
@@ -256,7 +258,7 @@ def test_the_bootstrap_in_smaller_chunks_draws_what_one_call_draws(n, samples):
     a single draw of samples x n indices gives, odd sizes and an odd last chunk included."""
     import numpy
 
-    from eval import stats
+    from eval.scoring import stats
 
     values = [((index * 7919) % 1000) / 999 for index in range(n)]
     stats._shared_indices.clear()
@@ -272,7 +274,7 @@ def test_the_bootstrap_in_smaller_chunks_draws_what_one_call_draws(n, samples):
 def test_the_bootstrap_keeps_one_sizes_draws_and_lets_them_go_before_drawing_the_next():
     """The draws kept for a second metric over the same instances are of one size only, and are
     let go before another size's are drawn: never two sizes' (32 MB each at most) held at once."""
-    from eval import stats
+    from eval.scoring import stats
 
     stats._shared_indices.clear()
     first = stats.bootstrap_ci([index % 2 for index in range(300)])

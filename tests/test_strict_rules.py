@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.constraints import HARD_IDS, RULE_SETS, RULE_TABLE, explain, glossary_terms
-from eval.rule_contract import ScoringContext
-from eval.strict_rules import (
+from eval.insttrans.rules import HARD_IDS, RULE_SETS, RULE_TABLE, explain, glossary_terms
+from eval.scoring.rule_contract import ScoringContext
+from eval.insttrans.strict_rules import (
     check_format_preserve_strict,
     check_layout_break_strict,
     check_social_preserve_strict,
@@ -34,7 +34,7 @@ from eval.strict_rules import (
     urls,
 )
 from eval.insttrans.strict_rules import MARKDOWN_CAPPED_FROM, _html_tags, _indent_problems
-from eval.strict_summary import (
+from eval.insttrans.strict_summary import (
     strict_instance,
     add_strict_to_summary,
     rule_set_disagreements,

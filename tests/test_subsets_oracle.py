@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from eval import subsets
-from eval.cli import run_cli
-from eval.self_judging import model_family, normalise_model, self_judging
+from eval.inputs import subsets
+from eval.exits import run_cli
+from eval.judge.self_judging import model_family, normalise_model, self_judging
 
 ROOT = Path(__file__).resolve().parent.parent
 IT_PREDICTIONS = ["--predictions", "data/example_predictions.jsonl"]

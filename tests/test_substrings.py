@@ -1,4 +1,4 @@
-"""Lists of many items are read in one pass (issue 34 item 13): eval/substrings.py gives exactly
+"""Lists of many items are read in one pass (issue 34 item 13): eval/scoring/substrings.py gives exactly
 the per-item tests' answers, and every rule and validator that reads a glossary, social elements,
 a term_dict or assets grows linearly with the number of items (a ratio, never a fixed time)."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from eval.insttrans.rules import (_is_standalone_term, check_social_preserve, check_term_compliance,
                                   check_term_compliance_1005, term_occurs, term_occurs_1005)
-from eval.substrings import SMALL, occurring
+from eval.scoring.substrings import SMALL, occurring
 from scripts.bench_hostile import list_cases, time_list_case
 
 ALPHABET = "ab _-.é中か1\u00a0한ไ、"  # word and non-word characters, CJK and kana, a no-break space

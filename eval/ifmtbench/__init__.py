@@ -11,11 +11,10 @@ record. docs/ifmtbench.md is the user's page.
 
 from __future__ import annotations
 
-from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, PromptSet, PublishedMetric,
+from eval.benchmark import (Benchmark, CompareHooks, DataHooks, JudgeHooks, PromptSet, PublishedMetric,
                             ReleaseHooks, ReportHooks, scorer_version_option)
-from eval.config import RunConfig
+from eval.config import HARNESS, RunConfig
 from eval.ifmtbench import compare, explorer, manifest
-from eval.ifmtbench.labels import ID_KINDS, LABELS
 from eval.ifmtbench.metrics import HEADLINE_METRICS, ifmt_metrics
 from eval.ifmtbench.predictions import load_ifmt_predictions
 from eval.ifmtbench.prompt import JUDGE_PARAMS, PROMPT_VERSIONS
@@ -82,4 +81,4 @@ IFMTBENCH = Benchmark(
         }),
 )
 
-__all__ = ["IFMTBENCH", "DEFAULT_DATA", "DEFAULT_JUDGE_MODEL", "ID_KINDS", "JUDGE_PARAMS", "LABELS", "PROMPT_VERSIONS"]
+__all__ = ["IFMTBENCH", "DEFAULT_DATA", "DEFAULT_JUDGE_MODEL"]

@@ -23,7 +23,7 @@ def _value(entry: dict) -> float | None:
 def id_units(a, b, case_ids: list[str], cid: str):
     """The id's verdict per paired row, weight 1 where the row carries it; None when a run lacks a
     score (soft ids without the Judge) or no row carries it."""
-    from eval.pairing import UnitValues
+    from eval.scoring.pairing import UnitValues
 
     values_a, values_b, weights = [], [], []
     for case_id in case_ids:
@@ -49,7 +49,7 @@ def id_units(a, b, case_ids: list[str], cid: str):
 def compare_units(a, b, case_ids: list[str]) -> list[dict]:
     """One group: hard_pass_rate always; if_score, if_score_single and if_score_multi when both runs
     were judged; each id's pass rate or mean."""
-    from eval.pairing import headline_units
+    from eval.scoring.pairing import headline_units
 
     units = headline_units(a, b, case_ids, HEADLINE_METRICS)
     for cid in ID_KINDS:

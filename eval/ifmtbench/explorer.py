@@ -9,7 +9,7 @@ comes from the score row.
 from __future__ import annotations
 
 from eval.ifmtbench.report import failure_reason, soft_note
-from eval.score_rows import ConstraintResult, Fallback, ScoreRow
+from eval.scoring.score_rows import ConstraintResult, Fallback, ScoreRow
 
 
 def _check(entry: ConstraintResult, missing: bool) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from eval.data import file_sha256, files_sha256
+from eval.io.data import file_sha256, files_sha256
 from eval.ifmtbench.prompt import PROMPT_VERSIONS
 from eval.ifmtbench.rows import RELEASE_FILES, ROOT
 

@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from eval.benchmark import Derived, Mean, Metric
 from eval.ifmtbench.labels import HARD, ID_KINDS
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline_blocks, mean_or_none, rounded, single_threaded_numpy
+from eval.scoring.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, headline_blocks, mean_or_none, rounded, single_threaded_numpy
 
 # The headline metrics, declared once: the record, report.md, the console table, report.html's
 # cards, the leaderboard and compare read them from here. if_score_single and if_score_multi are

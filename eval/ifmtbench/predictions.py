@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from eval.errors import PredictionError
-from eval.predictions import read_predictions
+from eval.inputs.predictions import read_predictions
 
 LINE_FORMS = ('{"case_id": "...", "prediction": "..."} or the original scorer\'s '
               '{"md5": "...", "response": "...", "instruction_lang": "..."}')

@@ -9,7 +9,7 @@
   0 or 1.
 
 The response is untrusted model output: it sits in a delimited block whose tag occurs in none of
-the texts (eval/untrusted.py), so it cannot close the block and address the Judge.
+the texts (eval/judge/untrusted.py), so it cannot close the block and address the Judge.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from eval.judge_client import VerdictError, VerdictForm, parse_verdict_object
-from eval.untrusted import delimited_block, delimiter_tag
+from eval.judge.untrusted import delimited_block, delimiter_tag
 
 RUBRIC, GLOSSARY = "ifmt_rubric", "ifmt_glossary"
 PROMPT_VERSIONS = {RUBRIC: "ifmt-rubric-1", GLOSSARY: "ifmt-glossary-1"}

@@ -21,13 +21,13 @@ import math
 import re
 from pathlib import Path
 
-from eval import release_source as rs
+from eval.release import source as rs
 from eval.benchmark import PromptSet
 from eval.ifmtbench.labels import ID_KINDS, SOFT
 from eval.ifmtbench.prompt import GLOSSARY, JUDGE_PARAMS, RUBRIC
 from eval.ifmtbench.rules import forget_glossary_verdicts, glossary_verdict
-from eval.predictions import is_missing
-from eval.release_protocol import ReleaseProtocol, loads_reply
+from eval.inputs.predictions import is_missing
+from eval.release.protocol import ReleaseProtocol, loads_reply
 
 JUDGE_FILE = "eval/llm_judge.py"
 CONFIG_FILE = "config.py"
@@ -237,7 +237,8 @@ def rubric_validator(dimensions: list[str]):
 def request_shape(templates: Templates, settings):
     """Always /chat/completions under the base; model, messages, the config's temperature,
     max_tokens and top_p, stream false; serialised as `requests` does (spaced, ASCII escapes)."""
-    from eval.judge_client import CHAT, RequestShape
+    from eval.judge_client import RequestShape
+    from eval.providers.openai_api import CHAT
 
     model, params = settings.model, {**templates.params, "stream": False}
     return RequestShape(CHAT, params, lambda prompt: json.dumps(

@@ -2,7 +2,7 @@
 
 The failure lists read the score rows: per hard id the failing rows with the rule's one-line
 reason (the glossary's Judge fallback named), per soft id the lowest scores and the Judge nulls;
-the shared failures section (eval/failures.py) adds the missing predictions and the diagnostics.
+the shared failures section (eval/reports/failures.py) adds the missing predictions and the diagnostics.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from eval.benchmark import metric_names
 from eval.ifmtbench.labels import ID_KINDS
 from eval.ifmtbench.metrics import HEADLINE_METRICS
-from eval.reasons import MISSING_PREDICTION
-from eval.report import console_text, fmt, headline_cell, headline_rows, judge_lines, run_lines
-from eval.score_rows import ConstraintResult, Fallback, ScoreRow
+from eval.scoring.reasons import MISSING_PREDICTION
+from eval.reports.report import console_text, fmt, headline_cell, headline_rows, judge_lines, run_lines
+from eval.scoring.score_rows import ConstraintResult, Fallback, ScoreRow
 
 TITLE = "IFMTBench"
 FAILURE_CAP = 20

@@ -4,7 +4,7 @@ glossary fallback and Judge nulls, and after the failures the breakdown tables."
 from __future__ import annotations
 
 from eval.ifmtbench.report import GROUPS, HEADLINE_NAMES, _rate
-from eval.report_html import PALETTE, bar_chart_svg, cards, escape, number, page_head, table
+from eval.reports.report_html import PALETTE, bar_chart_svg, cards, escape, number, page_head, table
 
 
 def _id_bars(summary: dict) -> list[dict]:

@@ -16,10 +16,10 @@ from pathlib import Path
 from eval.errors import DataError
 from eval.ifmtbench.labels import DATA_FORMATS, LABELS
 from eval.ifmtbench.rules import chunk_count, data_format_of, parse_term_dict, term_candidates
-from eval.paths import bundle_root
-from eval.substrings import occurring
+from eval.io.paths import bundle_root
+from eval.scoring.substrings import occurring
 
-ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/io/paths.py)
 RECOGNISED_BY = ("md5", "class", "input", "output", "origin_text")
 REQUIRED_STRINGS = ("md5", "input", "output", "origin_text")
 OPTIONAL_STRINGS = ("instruction_lang", "origin_language", "target_language")  # case_ids and breakdowns read them
@@ -186,7 +186,7 @@ def row_warnings(row: dict, labels: list[str], meta: dict, terms: dict | None) -
 def validate_ifmt_rows(located_rows: list[tuple[str, object]]) -> tuple[list[dict], list[dict]]:
     """(rows, warnings). Each row is validated, then given its case_id: md5, or
     md5:instruction_lang for every row whose md5 occurs more than once (SPEC §14)."""
-    from eval.data import data_warning
+    from eval.io.data import data_warning
 
     checked = []
     for where, row in located_rows:

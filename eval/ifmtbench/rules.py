@@ -6,7 +6,7 @@ null passes; HTML is compared by tag names only; a Markdown table with no data r
 row-counted. Every rule is near-linear in the response's length (no backtracking pattern, no
 recursion over the response's nesting), since model output is hostile input.
 
-Each rule follows the rule contract (eval/rule_contract.py): it takes the validated row, the
+Each rule follows the rule contract (eval/scoring/rule_contract.py): it takes the validated row, the
 response and the scoring context and returns a Verdict whose one-line reason says why it failed and
 whose `detail` says which term, chunk count, key path, tag or asset decided it (a failing detail
 keeps the reason under "reason" too, as scores.jsonl has always carried it). `RULE_TABLE` holds one
@@ -22,8 +22,8 @@ import re
 from html.parser import HTMLParser
 
 from eval.ifmtbench.labels import DATA_FORMATS, ID_KINDS
-from eval.substrings import occurring
-from eval.rule_contract import (DEFAULT_CONTEXT, HARD, ORIGINAL, ConstraintSpec, RuleTable, ScoringContext,
+from eval.scoring.substrings import occurring
+from eval.scoring.rule_contract import (DEFAULT_CONTEXT, HARD, ORIGINAL, ConstraintSpec, RuleTable, ScoringContext,
                                  Verdict)
 
 SHOWN = 5  # terms, assets or paths named in a detail

@@ -16,9 +16,9 @@ from eval.ifmtbench.prompt import (GLOSSARY, RUBRIC, render_glossary_prompt, ren
                                    validate_rubric)
 from eval.ifmtbench.rows import data_format_group
 from eval.ifmtbench.rules import RULES, forget_glossary_verdicts, glossary_verdict
-from eval.predictions import is_missing
-from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
-from eval.score_rows import ConstraintResult, Fallback, ScoreRow, Status, missing_detail, skipped_detail
+from eval.inputs.predictions import is_missing
+from eval.scoring.rule_contract import DEFAULT_CONTEXT, ScoringContext
+from eval.scoring.score_rows import ConstraintResult, Fallback, ScoreRow, Status, missing_detail, skipped_detail
 
 
 def needs_rubric(row: dict) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from eval.insttrans.rules import CONSTRAINT_KINDS
 from eval.errors import CompareError
 from eval.insttrans.metrics import HEADLINE_METRICS
-from eval.pairing import UnitValues, float_or_none, headline_units
+from eval.scoring.pairing import UnitValues, float_or_none, headline_units
 
 JUDGE_LABEL_ORDER = ("quality", *CONSTRAINT_KINDS)
 

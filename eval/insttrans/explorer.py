@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from eval.insttrans.failures import failure_reason
-from eval.reasons import MISSING_PREDICTION
-from eval.score_rows import ConstraintResult, ScoreRow
+from eval.scoring.reasons import MISSING_PREDICTION
+from eval.scoring.score_rows import ConstraintResult, ScoreRow
 
 _JUDGE_SKIP = {"cache_key", "judge"}
 

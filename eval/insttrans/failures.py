@@ -1,14 +1,14 @@
 """InstTrans-Bench's lists for the report's failures section (SPEC §11): per hard constraint the
 failing case_ids with the reason its rule wrote, per soft constraint and quality the lowest
-scores. eval/failures.py frames them (the record's `failure_lists`)."""
+scores. eval/reports/failures.py frames them (the record's `failure_lists`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, explain
-from eval.reasons import MISSING_PREDICTION, cut, lowest
-from eval.score_rows import ScoreRow
+from eval.scoring.reasons import MISSING_PREDICTION, cut, lowest
+from eval.scoring.score_rows import ScoreRow
 
 
 def failure_reason(constraint_id: str, detail: Mapping | None, rule_set: str = DEFAULT_RULE_SET, *,
@@ -43,7 +43,7 @@ def judge_note(detail: Mapping | None, *, missing: bool = False) -> str:
 
 
 def failure_lists(scores: list[ScoreRow], summary: dict | None, cap: int) -> dict:
-    """{"hard": …, "judge": …} for eval/failures.py (the soft ids, then quality); hard reasons are
+    """{"hard": …, "judge": …} for eval/reports/failures.py (the soft ids, then quality); hard reasons are
     read with the run's rule set (summary `rule_set`, the original's without a summary)."""
     rule_set = (summary or {}).get("rule_set", DEFAULT_RULE_SET)
     hard: dict[str, dict] = {}

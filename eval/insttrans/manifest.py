@@ -1,7 +1,7 @@
 """InstTrans-Bench in manifest.json (SPEC §9): its bundled set's entry, computed from the file
 itself, and the published release's facts, never copied from the release's files.
 
-The entry is written by `python -m eval.manifest`; at run time eval/known_data.py reads it back
+The entry is written by `python -m eval.manifest`; at run time eval/run/known_data.py reads it back
 through the Benchmark record (`manifest_section`, `official_release`, `data_statistics`).
 """
 
@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from eval import __version__
-from eval.data import file_sha256, load_rows_from_file
+from eval.io.data import file_sha256, load_rows_from_file
 from eval.insttrans.rows import DEFAULT_DATA, ROOT, validate_rows
 
 REDACTION_MASKS = ("PHONE_REDACTED", "EMAIL_REDACTED", "QQ_GROUP_REDACTED", "WECHAT_ID_REDACTED")

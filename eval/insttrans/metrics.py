@@ -2,7 +2,7 @@
 constraint, scenario, domain, language pair, target language and count.
 
 One function, `group_metrics`, serves every breakdown: each instance says which groups it belongs
-to and the metrics are averaged per group. The statistics are shared (eval/stats.py).
+to and the metrics are averaged per group. The statistics are shared (eval/scoring/stats.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from eval.benchmark import Mean, Metric
-from eval.insttrans.rules import CONSTRAINT_KINDS, HARD
-from eval.stats import headline_blocks, mean_or_none, rounded
+from eval.insttrans.rules import CONSTRAINT_KINDS
+from eval.scoring.rule_contract import HARD
+from eval.scoring.stats import headline_blocks, mean_or_none, rounded
 
 # The headline metrics, declared once: the record, report.md, the console table, report.html's
 # cards, the leaderboard and compare read them from here.

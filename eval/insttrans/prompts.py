@@ -5,15 +5,15 @@ means, so each has a version string (`PROMPT_VERSIONS`) that manifest.json, the 
 signature record: change a word, bump the version.
 
 The candidate is untrusted model output, shown inside a fenced block no text can close early
-(eval/untrusted.py).
+(eval/judge/untrusted.py).
 """
 
 from __future__ import annotations
 
 from eval.insttrans.rules import CONSTRAINTS
-from eval.languages import ENGLISH_NAMES
+from eval.inputs.languages import ENGLISH_NAMES
 from eval.insttrans.verdicts import JudgeItem
-from eval.untrusted import delimited_block, delimiter_tag
+from eval.judge.untrusted import delimited_block, delimiter_tag
 
 PROMPT_VERSIONS: dict[str, str] = {"quality": "quality-1", "soft": "soft-1"}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, PublishedMetric,
+from eval.benchmark import (Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, PublishedMetric,
                             ReleaseHooks, ReportHooks, scorer_version_option)
-from eval.config import RELEASE, RunConfig
+from eval.config import HARNESS, RELEASE, RunConfig
 from eval.insttrans.rules import CONSTRAINT_KINDS, DEFAULT_RULE_SET, RULE_SETS, SOFT_IDS, constraint_line_for
 from eval.errors import ConfigError
 import eval.insttrans.compare as compare
@@ -20,8 +20,8 @@ from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.report import console_table, report_markdown
 from eval.insttrans.rows import DEFAULT_DATA, DEFAULT_DATASET, drop_unset_optionals, validate_rows
 from eval.insttrans.scoring import score_instance
-from eval.predictions import is_missing
-from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
+from eval.inputs.predictions import is_missing
+from eval.scoring.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.insttrans.scorer_versions import DEFAULT_SCORER_VERSION, SCORER_VERSIONS
 from eval.insttrans.strict_summary import STRICT, add_strict_to_summary, strict_instance, strict_summary
 from eval.insttrans.verdicts import JudgeItem, JudgeResult
@@ -115,9 +115,9 @@ def published_denominators(summary: dict, scores: list[dict], config: RunConfig)
     that version computes it, over the rows with a prediction only (it leaves a missing one out of
     the denominator; this harness and 2026-10-05 count it as a failure). Only when a row is missing,
     where the two differ."""
-    from eval.insttrans.rules import HARD
-    from eval.insttrans.scorer_versions import PUBLIC_V1
-    from eval.stats import rounded
+    from eval.scoring.rule_contract import HARD
+    from eval.insttrans.rules import PUBLIC_V1
+    from eval.scoring.stats import rounded
 
     if config.protocol != RELEASE or scorer_version(config) != PUBLIC_V1:
         return

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eval import release_source as rs
+from eval.release import source as rs
 from eval.benchmark import PromptSet
-from eval.data import file_sha256
-from eval.predictions import is_missing
-from eval.release_protocol import ReleaseProtocol, loads_reply, validate_bare_quality
+from eval.io.data import file_sha256
+from eval.inputs.predictions import is_missing
+from eval.release.protocol import ReleaseProtocol, loads_reply, validate_bare_quality
 
 PROMPTS = "eval/prompts.py"
 CONSTRAINTS = "eval/constraints.py"
@@ -201,7 +201,8 @@ def judge_requests(templates: Templates, rows: list[dict], predictions: dict, bo
 def request_shape(templates: Templates, settings):
     """The endpoint by the release's name rule (a plain prefix test of the whole name) and its
     body, keys in the order the release's client sends them, compact and raw UTF-8."""
-    from eval.judge_client import CHAT, RESPONSES, RequestShape
+    from eval.judge_client import RequestShape
+    from eval.providers.openai_api import CHAT, RESPONSES
 
     model = settings.model
     if model.startswith(templates.responses_prefixes):
@@ -230,7 +231,7 @@ PUBLISHED = "the InstTrans-Bench leaderboard's"
 def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     """Read the release folder; with `trust_code`, import its syllable module (exit 2 on anything
     missing or different, saying what was expected and found)."""
-    from eval.release_code import load_counter
+    from eval.release.code import load_counter
 
     templates = Templates(root)
     files = dict(templates.files)
@@ -252,7 +253,8 @@ def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
                               "(pass --trust-release-code)")
     versions = {"quality": f"release:{rs.text_sha256(templates.quality + templates.quality_web)[:12]}",
                 "soft": f"release:{rs.text_sha256(templates.soft)[:12]}"}
-    from eval.insttrans.scorer_versions import PUBLIC_V1, recognise_release
+    from eval.insttrans.scorer_versions import recognise_release
+    from eval.insttrans.rules import PUBLIC_V1
 
     scorer = recognise_release(root)
     booleans = scorer.version == PUBLIC_V1  # the folder's version reads the replies (SPEC §7c)

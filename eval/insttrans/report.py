@@ -1,10 +1,10 @@
-"""report.md and the console table of an InstTrans-Bench run, inside the shared frame (eval/report.py)."""
+"""report.md and the console table of an InstTrans-Bench run, inside the shared frame (eval/reports/report.py)."""
 
 from __future__ import annotations
 
 from eval.benchmark import metric_names
 from eval.insttrans.metrics import HEADLINE_METRICS
-from eval.report import console_text, fmt, headline_cell, headline_rows, judge_lines, run_lines
+from eval.reports.report import console_text, fmt, headline_cell, headline_rows, judge_lines, run_lines
 
 
 def report_markdown(summary: dict) -> str:

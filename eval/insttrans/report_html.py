@@ -8,7 +8,7 @@ from collections import defaultdict
 from eval.benchmark import metric_names
 from eval.insttrans.metrics import HEADLINE_METRICS
 from eval.insttrans.report import STRICT_NOTE
-from eval.report_html import (PALETTE, bar_chart_svg, bootstrap_interval, cards, escape, number, page_head,
+from eval.reports.report_html import (PALETTE, bar_chart_svg, bootstrap_interval, cards, escape, number, page_head,
                               table)
 
 

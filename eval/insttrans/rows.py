@@ -4,7 +4,7 @@ the conventions of the bundled set.
 Every source goes through `validate_rows`, so a row that breaks the release schema stops the run with
 its line number (or dataset index) and the rule it breaks, whatever file or hub it came from; checks
 beyond the schema are data warnings (SPEC §9), returned beside the rows. Reading the lines is shared
-(eval/data.py); what a row must hold is this benchmark's.
+(eval/io/data.py); what a row must hold is this benchmark's.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import re
 from pathlib import Path
 
 from eval.insttrans.rules import CONSTRAINT_KINDS, CONSTRAINTS, SOCIAL_ONLY_IDS, line_states
-from eval.data import data_warning
+from eval.io.data import data_warning
 from eval.errors import DataError
-from eval.languages import CHINESE_NAMES
-from eval.paths import bundle_root
+from eval.inputs.languages import CHINESE_NAMES
+from eval.io.paths import bundle_root
 
-ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/io/paths.py)
 DEFAULT_DATA = ROOT / "data" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/InstTrans-Bench"
 

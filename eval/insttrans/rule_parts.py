@@ -8,8 +8,8 @@ from collections import Counter
 
 import json
 
-from eval.reasons import listed
-from eval.rule_contract import SyllableCounter
+from eval.scoring.reasons import listed
+from eval.scoring.rule_contract import SyllableCounter
 
 DETAIL_LIST_LIMIT = 10  # long lists in a detail are cut to this many items
 SYLLABLE_CONCORDANCE_MIN = 0.9

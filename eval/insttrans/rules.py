@@ -1,6 +1,6 @@
 """The ten constraints: one table row per id (`CONSTRAINTS`, at the end) and the hard rules.
 
-A row is a `ConstraintSpec` of the rule contract (eval/rule_contract.py) with InstTrans's own
+A row is a `ConstraintSpec` of the rule contract (eval/scoring/rule_contract.py) with InstTrans's own
 fields: the id's kind, the keywords that find its lines (SPEC §5), and either its rules (hard: the
 original set's rule per scorer version, §7c, and the strict companion of
 eval/insttrans/strict_rules.py, each writing its verdict's one-line reason, with the formatter
@@ -19,9 +19,9 @@ from typing import Callable
 import eval.insttrans.strict_rules as strict
 from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json,
                                        prediction_json, short, source_json, multiset_changes, syllable_concordance)
-from eval.reasons import listed
-from eval.substrings import occurring
-from eval.rule_contract import (DEFAULT_CONTEXT, HARD, SOFT, ConstraintSpec, Explain, Rule, RuleTable,
+from eval.scoring.reasons import listed
+from eval.scoring.substrings import occurring
+from eval.scoring.rule_contract import (DEFAULT_CONTEXT, HARD, SOFT, ConstraintSpec, Explain, Rule, RuleTable,
                                  ScoringContext, explained, same_rule_for)
 
 def line_states(line: str, constraint_id: str) -> bool:
@@ -43,7 +43,7 @@ def constraint_line_for(row: dict, constraint_id: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # The hard rules (SPEC §7). Each reading takes (row, prediction, context) and returns (passed,
 # detail); the table at the end pairs it with the formatter of its reason into a rule of the
-# contract (eval/rule_contract.py), `check_*`.
+# contract (eval/scoring/rule_contract.py), `check_*`.
 # ---------------------------------------------------------------------------------------------
 
 
@@ -683,7 +683,7 @@ def read_syllable_order_1005(row: dict, prediction: str,
 
 
 # ---------------------------------------------------------------------------------------------
-# The rules of the contract (eval/rule_contract.py): each reading with the formatter of its reason
+# The rules of the contract (eval/scoring/rule_contract.py): each reading with the formatter of its reason
 # ---------------------------------------------------------------------------------------------
 
 check_format_preserve = explained(explain_format_preserve)(read_format_preserve)  # public-v1

@@ -1,6 +1,6 @@
 """The official InstTrans scorer's versions (SPEC §7c): where each was published, its rule per
 hard id read off the one constraint table (eval/insttrans/rules.py, a row per id with its rule
-per rule set and scorer version, on the rule contract of eval/rule_contract.py), and the
+per rule set and scorer version, on the rule contract of eval/scoring/rule_contract.py), and the
 recognition of the version a release folder ships.
 
 A version reproduces that scorer's verdicts exactly, lenient spots included (scripts/scorer_fuzz.py
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from eval.insttrans.rules import (DEFAULT_RULE_SET, HARD_IDS, PUBLIC_V1, RULE_TABLE, SCORER_VERSION_NAMES,
                                   V2026_10_05)
-from eval.rule_contract import Rule, ScoringContext
+from eval.scoring.rule_contract import Rule, ScoringContext
 
 
 @dataclass(frozen=True)

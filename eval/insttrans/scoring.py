@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_TABLE
-from eval.predictions import is_missing
+from eval.insttrans.rules import CONSTRAINT_KINDS, RULE_TABLE
+from eval.scoring.rule_contract import HARD
+from eval.inputs.predictions import is_missing
 from eval.insttrans.verdicts import JudgeResult
-from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
-from eval.score_rows import ConstraintResult, ScoreRow, Status, missing_detail, skipped_detail
+from eval.scoring.rule_contract import DEFAULT_CONTEXT, ScoringContext
+from eval.scoring.score_rows import ConstraintResult, ScoreRow, Status, missing_detail, skipped_detail
 
 
 def score_instance(row: dict, prediction: str | None, judge: JudgeResult | None,

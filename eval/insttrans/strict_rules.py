@@ -22,9 +22,9 @@ from typing import Callable
 from eval.insttrans.markdown_tokens import markdown_parser, parse_blocks, parse_inline
 from eval.insttrans.rule_parts import (capped, explain_concordance, explain_tag_changes, json_type, not_json, parse_json,
                                        prediction_json, multiset_changes, short, source_json, syllable_concordance)
-from eval.reasons import listed
-from eval.substrings import occurring
-from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, explained
+from eval.scoring.reasons import listed
+from eval.scoring.substrings import occurring
+from eval.scoring.rule_contract import DEFAULT_CONTEXT, ScoringContext, explained
 
 
 
@@ -900,7 +900,7 @@ def explain_syllable_order_strict(detail: dict) -> str:
     return explain_concordance(detail)
 
 
-# --- the strict rules: each reading with the formatter of its failing reason (eval/rule_contract.py)
+# --- the strict rules: each reading with the formatter of its failing reason (eval/scoring/rule_contract.py)
 
 check_format_preserve_strict = explained(explain_format_preserve_strict)(read_format_preserve_strict)
 check_term_compliance_strict = explained(explain_term_compliance_strict)(read_term_compliance_strict)  # + glossary_terms

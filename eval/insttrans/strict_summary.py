@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from eval.insttrans.rules import CONSTRAINT_KINDS, HARD, RULE_SETS
-from eval.stats import headline_of
-from eval.predictions import is_missing
-from eval.reasons import cut
-from eval.rule_contract import Verdict
-from eval.score_rows import MISSING_REASON, missing_detail
+from eval.insttrans.rules import CONSTRAINT_KINDS, RULE_SETS
+from eval.scoring.rule_contract import HARD
+from eval.scoring.stats import headline_of
+from eval.inputs.predictions import is_missing
+from eval.scoring.reasons import cut
+from eval.scoring.rule_contract import Verdict
+from eval.scoring.score_rows import MISSING_REASON, missing_detail
 
 STRICT = "strict"
 _MISSING = Verdict(False, MISSING_REASON, missing_detail())  # read-only: shared by every missing row

@@ -10,22 +10,21 @@ units (`compare`) and manifest.json's entry (`manifest`). This module builds the
 
 from __future__ import annotations
 
-from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, PromptSet, PublishedMetric,
+from eval.benchmark import (Benchmark, CompareHooks, DataHooks, JudgeHooks, PromptSet, PublishedMetric,
                             ReleaseHooks, ReportHooks, scorer_version_option)
-from eval.config import RunConfig
-from eval.predictions import is_missing
-from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext
+from eval.config import HARNESS, RunConfig
+from eval.inputs.predictions import is_missing
+from eval.scoring.rule_contract import DEFAULT_CONTEXT, ScoringContext
 from eval.sandglass import compare, failures, manifest, report_html
 from eval.sandglass.explorer import explorer_view
-from eval.sandglass.metrics import (HEADLINE_METRICS, OUTPUT_FIELDS, controllability_slope, group_stats, metric_tables,
-                                    quality_gap, score_item, syllable_reward)
-from eval.sandglass.prompt import PROMPT_VERSION, PROMPT_VERSIONS, render_judge_prompt, validate_quality
+from eval.sandglass.metrics import (HEADLINE_METRICS, metric_tables,
+                                    score_item)
+from eval.sandglass.prompt import PROMPT_VERSIONS, render_judge_prompt, validate_quality
 from eval.sandglass.report import console_table, report_markdown
-from eval.score_rows import ScoreRow
-from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, TARGET_KINDS,
-                                 looks_like_sandglass, model_input, render_messages, sandglass_row_warnings,
-                                 target_syllables, validate_sandglass_row, validate_sandglass_rows)
-from eval.stats import headline_blocks
+from eval.scoring.score_rows import ScoreRow
+from eval.sandglass.rows import (DEFAULT_DATA, DEFAULT_DATASET, LENGTH_RATIOS, SPEECH_RATES, looks_like_sandglass,
+                                 model_input, validate_sandglass_rows)
+from eval.scoring.stats import headline_blocks
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
 EXTRA_COLUMNS = ("pm1", "dev_le_5", "dev_le_10", "dev_le_20", "slope", "q_gap_short", "q_gap_long")
@@ -137,8 +136,4 @@ SANDGLASS = Benchmark(
         }),
 )
 
-__all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_DATASET", "DEFAULT_JUDGE_MODEL", "OUTPUT_FIELDS", "PROMPT_VERSION",
-           "PROMPT_VERSIONS", "SPEECH_RATES", "TARGET_KINDS", "LENGTH_RATIOS", "controllability_slope",
-           "group_stats", "looks_like_sandglass", "metric_tables", "model_input", "quality_gap",
-           "render_judge_prompt", "render_messages", "sandglass_row_warnings", "score_item", "syllable_reward",
-           "target_syllables", "validate_sandglass_row", "validate_sandglass_rows"]
+__all__ = ["SANDGLASS", "DEFAULT_DATA", "DEFAULT_JUDGE_MODEL"]

@@ -9,7 +9,7 @@ functions (eval/sandglass/metrics.py `line_statistics`), never again here.
 from __future__ import annotations
 
 from eval.benchmark import metric_names
-from eval.pairing import UnitValues, headline_present, headline_units, instance_units
+from eval.scoring.pairing import UnitValues, headline_present, headline_units, instance_units
 from eval.sandglass.metrics import HEADLINE_METRICS, LINE_METRICS, line_statistics
 
 SHARE_FIELDS = {  # the card's shares (the summary's `overall` block) -> the scores.jsonl field of one item

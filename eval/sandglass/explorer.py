@@ -7,8 +7,8 @@ source and the prediction (`hyp`) itself.
 
 from __future__ import annotations
 
-from eval.reasons import MISSING_PREDICTION
-from eval.score_rows import ScoreRow
+from eval.scoring.reasons import MISSING_PREDICTION
+from eval.scoring.score_rows import ScoreRow
 
 
 def budget_band(score: ScoreRow) -> str:

@@ -3,8 +3,8 @@ the lowest quality scores."""
 
 from __future__ import annotations
 
-from eval.reasons import MISSING_PREDICTION, cut as _cut, lowest as _lowest
-from eval.score_rows import ScoreRow
+from eval.scoring.reasons import MISSING_PREDICTION, cut as _cut, lowest as _lowest
+from eval.scoring.score_rows import ScoreRow
 
 
 def failure_lists(items: list[ScoreRow], summary: dict | None, cap: int) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from eval.data import file_sha256, load_rows_from_file
+from eval.io.data import file_sha256, load_rows_from_file
 from eval.sandglass.rows import DEFAULT_DATA, ROOT, validate_sandglass_rows
 
 OFFICIAL_RELEASE: dict = {

@@ -13,8 +13,8 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from eval.benchmark import Mean, Metric
-from eval.stats import mean_or_none, rounded
-from eval.predictions import is_missing
+from eval.scoring.stats import mean_or_none, rounded
+from eval.inputs.predictions import is_missing
 from eval.sandglass.rows import SPEECH_RATES, TARGET_KINDS
 
 OUTPUT_FIELDS = ("case_id", "uuid", "fenqu", "target_language", "target_kind", "target_syllables", "duration",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from eval.judge_client import VerdictForm
-from eval.languages import ENGLISH_NAMES
-from eval.untrusted import delimited_block, delimiter_tag
+from eval.inputs.languages import ENGLISH_NAMES
+from eval.judge.untrusted import delimited_block, delimiter_tag
 
 PROMPT_VERSION = "sandglass-quality-1"
 PROMPT_VERSIONS = {"sandglass_quality": PROMPT_VERSION}

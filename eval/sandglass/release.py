@@ -14,12 +14,12 @@ import ast
 import json
 from pathlib import Path
 
-from eval import release_source as rs
+from eval.release import source as rs
 from eval.benchmark import PromptSet
-from eval.data import file_sha256
+from eval.io.data import file_sha256
 from eval.errors import ConfigError
-from eval.predictions import is_missing
-from eval.release_protocol import ReleaseProtocol, validate_bare_quality
+from eval.inputs.predictions import is_missing
+from eval.release.protocol import ReleaseProtocol, validate_bare_quality
 
 PROMPT_FILE = "judge_prompt.py"
 EVALUATE = "evaluate.py"
@@ -148,7 +148,8 @@ def judge_requests(templates: Templates, rows: list[dict], predictions: dict) ->
 def request_shape(templates: Templates, settings):
     """Always /chat/completions; the body's keys as the release's client sends them (messages,
     model, then the literal parameters by name), compact and raw UTF-8."""
-    from eval.judge_client import CHAT, RequestShape
+    from eval.judge_client import RequestShape
+    from eval.providers.openai_api import CHAT
 
     model, params = settings.model, dict(templates.params)
     return RequestShape(CHAT, params, lambda prompt: json.dumps(
@@ -166,7 +167,7 @@ PUBLISHED = "the Sandglass-Bench card's leaderboard"
 def open_release(root: Path, trust_code: bool) -> ReleaseProtocol:
     """Read the release folder; with `trust_code`, import its syllable module (v3, which patches
     the v2 beside it, so v2 is importable under its own name while v3 loads)."""
-    from eval.release_code import load_counter
+    from eval.release.code import load_counter
 
     templates = Templates(root)
     files = dict(templates.files)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.report import INTERVAL_LEGEND, console_footer, headline_rows, judge_lines, missing_line, run_lines
+from eval.reports.report import INTERVAL_LEGEND, console_footer, headline_rows, judge_lines, missing_line, run_lines
 from eval.sandglass.metrics import HEADLINE_METRICS
 
 TABLE_COLUMNS = ("n", "mean_abs_dev", "pm1", "dev_le_5", "dev_le_10", "dev_le_20", "syllable_reward", "quality",

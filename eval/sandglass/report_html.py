@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from eval.benchmark import metric_names
 from eval.sandglass.metrics import HEADLINE_METRICS
-from eval.report_html import (LANGUAGE_COLOURS, PALETTE, bar_chart_svg, bootstrap_interval, cards, escape,
+from eval.reports.report_html import (LANGUAGE_COLOURS, PALETTE, bar_chart_svg, bootstrap_interval, cards, escape,
                               page_head, scatter_svg, table)
 
 SANDGLASS_COLUMNS = ("n", "mean_abs_dev", "pm1", "dev_le_5", "dev_le_10", "dev_le_20", "syllable_reward", "quality",

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from eval.data import data_warning
+from eval.io.data import data_warning
 from eval.errors import DataError
-from eval.languages import CHINESE_NAMES
-from eval.paths import bundle_root
+from eval.inputs.languages import CHINESE_NAMES
+from eval.io.paths import bundle_root
 
-ROOT = bundle_root()  # the checkout, or the installed share folder (eval/paths.py)
+ROOT = bundle_root()  # the checkout, or the installed share folder (eval/io/paths.py)
 DEFAULT_DATA = ROOT / "data" / "sandglass" / "test.jsonl"
 DEFAULT_DATASET = "IndexTeam/Sandglass-Bench"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from eval import known_data
-from eval.cli import run_cli
+from eval.run import known_data
+from eval.exits import run_cli
 from eval.compare import main as compare_main
 from eval.leaderboard import main as leaderboard_main
 from tests.conftest import count_replies, write_jsonl
@@ -62,7 +62,7 @@ def files(tmp_path, monkeypatch):
     multi = write_jsonl(tmp_path / "test_multi_constraint.jsonl", MULTI)
     predictions = write_jsonl(tmp_path / "predictions.jsonl", PREDICTIONS)
     manifest = tmp_path / "manifest.json"
-    from eval.data import files_sha256
+    from eval.io.data import files_sha256
 
     manifest.write_text(json.dumps({"ifmtbench": {"sha256": files_sha256([single, multi])}}), encoding="utf-8")
     monkeypatch.setattr(known_data, "MANIFEST_PATH", manifest)

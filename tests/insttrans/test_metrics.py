@@ -8,7 +8,7 @@ import numpy
 import pytest
 
 from eval.insttrans.metrics import breakdowns, by_constraint, group_metrics
-from eval.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, headline, mean_or_none
+from eval.scoring.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, bootstrap_ci, headline, mean_or_none
 
 
 def score(case_id, pair, scenario, domain, verdicts, if_score, quality):
@@ -267,8 +267,8 @@ def test_a_skip_judge_run_on_five_rows_gives_the_breakdowns_worked_out_by_hand(t
 def test_the_cards_metrics_module_is_a_face_over_the_two_it_stands_for():
     import eval.insttrans.metrics
     import eval.metrics
-    import eval.stats
+    import eval.scoring.stats
 
     for name in eval.metrics.__all__:
-        assert getattr(eval.metrics, name) is getattr(eval.stats, name, None) or \
+        assert getattr(eval.metrics, name) is getattr(eval.scoring.stats, name, None) or \
             getattr(eval.metrics, name) is getattr(eval.insttrans.metrics, name)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.constraints import CONSTRAINTS, SOFT_IDS
+from eval.insttrans.rules import CONSTRAINTS, SOFT_IDS
 from eval.insttrans.prompts import PROMPT_VERSIONS, render_quality_prompt, render_soft_prompt
 from eval.insttrans.verdicts import JudgeItem
 from judge_server import candidate_of, soft_ids_of
@@ -85,9 +85,9 @@ def test_rendering_is_deterministic_so_the_cache_can_hit():
 def test_the_cards_prompts_module_is_a_face():
     import eval.insttrans.prompts
     import eval.prompts
-    import eval.untrusted
+    import eval.judge.untrusted
 
     assert eval.prompts.render_quality_prompt is eval.insttrans.prompts.render_quality_prompt
     assert eval.prompts.render_soft_prompt is eval.insttrans.prompts.render_soft_prompt
     assert eval.prompts.PROMPT_VERSIONS is eval.insttrans.prompts.PROMPT_VERSIONS
-    assert eval.prompts.delimiter_tag is eval.untrusted.delimiter_tag
+    assert eval.prompts.delimiter_tag is eval.judge.untrusted.delimiter_tag

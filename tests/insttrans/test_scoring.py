@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_row
-from eval.constraints import CONSTRAINTS
+from eval.insttrans.rules import CONSTRAINTS
 from eval.insttrans.scoring import score_instance
 from eval.insttrans.verdicts import JudgeResult
-from eval.rule_contract import ScoringContext, Verdict
-from eval.score_rows import missing_detail
+from eval.scoring.rule_contract import ScoringContext, Verdict
+from eval.scoring.score_rows import missing_detail
 
 MISSING_DETAIL = {"reason": "missing prediction (null, empty or whitespace only, or no line)"}
 SOFT3 = ["style_consistency", "term_cross_sentence", "coref_resolution"]

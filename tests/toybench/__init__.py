@@ -8,9 +8,9 @@ explorer view (`explorer`) and manifest.json's entry (`manifest`). This module b
 
 from __future__ import annotations
 
-from eval.benchmark import (HARNESS, Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, ReleaseHooks,
+from eval.benchmark import (Benchmark, CompareHooks, DataHooks, JudgeHooks, Option, PromptSet, ReleaseHooks,
                             ReportHooks)
-from eval.config import RunConfig
+from eval.config import HARNESS, RunConfig
 
 from . import compare, manifest
 from .explorer import explorer_view
@@ -21,7 +21,7 @@ from .rows import DEFAULT_DATA, looks_like_toy, model_input, validate_toy_rows, 
 from .scoring import score_rows, toy_metrics
 
 
-# Its one option: evaluate.py's --genre-table flag exists because the record declares it (eval/cli.py
+# Its one option: evaluate.py's --genre-table flag exists because the record declares it (eval/run/cli.py
 # builds the flags from the registry); the pipeline refuses it for every other benchmark.
 GENRE_TABLE = Option("genre_table", "--genre-table", ("shown", "hidden"),
                      "report.md's per-genre table: shown, or hidden (default: shown)")

@@ -4,7 +4,7 @@ agreement, and one leaderboard column per genre."""
 
 from __future__ import annotations
 
-from eval.pairing import UnitValues, headline_units
+from eval.scoring.pairing import UnitValues, headline_units
 
 from .metrics import HEADLINE_METRICS
 

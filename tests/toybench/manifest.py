@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from eval.data import file_sha256, load_rows_from_file
+from eval.io.data import file_sha256, load_rows_from_file
 
 from .prompt import PROMPT_VERSIONS
 from .rows import DEFAULT_DATA, validate_toy_rows

@@ -4,8 +4,8 @@ its own request parameters (`PromptSet.params`)."""
 from __future__ import annotations
 
 from eval.judge_client import VerdictForm
-from eval.predictions import is_missing
-from eval.untrusted import delimited_block, delimiter_tag
+from eval.inputs.predictions import is_missing
+from eval.judge.untrusted import delimited_block, delimiter_tag
 
 ADEQUACY = "toy_adequacy"
 PROMPT_VERSIONS = {ADEQUACY: "toy-adequacy-1"}

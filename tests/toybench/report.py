@@ -1,12 +1,12 @@
 """Toy-Bench's report.md, console table, report.html sections and failure lists, in the shared
-frames (eval/report.py, eval/report_html.py, eval/failures.py)."""
+frames (eval/reports/report.py, eval/reports/report_html.py, eval/reports/failures.py)."""
 
 from __future__ import annotations
 
 from eval.benchmark import metric_names
-from eval.reasons import cut, lowest
-from eval.report import console_footer, fmt, headline_cell, judge_lines, run_lines
-from eval.report_html import cards, escape, page_head, table
+from eval.scoring.reasons import cut, lowest
+from eval.reports.report import console_footer, fmt, headline_cell, judge_lines, run_lines
+from eval.reports.report_html import cards, escape, page_head, table
 
 from .metrics import HEADLINE_METRICS
 from .rules import RULES

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.data import data_warning
+from eval.io.data import data_warning
 from eval.errors import DataError
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "test.jsonl"

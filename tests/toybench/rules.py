@@ -1,10 +1,10 @@
-"""Toy-Bench's two hard rules on the rule contract (eval/rule_contract.py): each takes the row, the
+"""Toy-Bench's two hard rules on the rule contract (eval/scoring/rule_contract.py): each takes the row, the
 prediction and the scoring context and returns a Verdict with a one-line reason; `RULE_TABLE` has
 one spec per id."""
 
 from __future__ import annotations
 
-from eval.rule_contract import (DEFAULT_CONTEXT, HARD, ORIGINAL, ConstraintSpec, RuleTable, ScoringContext, Verdict,
+from eval.scoring.rule_contract import (DEFAULT_CONTEXT, HARD, ORIGINAL, ConstraintSpec, RuleTable, ScoringContext, Verdict,
                                 same_rule_for)
 
 from .rows import words

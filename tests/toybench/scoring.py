@@ -3,16 +3,16 @@
 Per row: each hard rule's verdict, `hard_pass` (both pass), `adequacy` (the Judge's quality; 0 for
 a missing prediction; null without the Judge), `toy_score` = hard_pass × adequacy, and
 `words_over` (words beyond the budget, lower is better). The summary has the headline blocks over
-eval/stats.py and a per-genre table.
+eval/scoring/stats.py and a per-genre table.
 """
 
 from __future__ import annotations
 
 from eval.config import RunConfig
-from eval.predictions import is_missing
-from eval.rule_contract import DEFAULT_CONTEXT, ScoringContext, Verdict
-from eval.score_rows import ConstraintResult, ScoreRow, Status
-from eval.stats import headline_blocks, mean_or_none, rounded
+from eval.inputs.predictions import is_missing
+from eval.scoring.rule_contract import DEFAULT_CONTEXT, ScoringContext, Verdict
+from eval.scoring.score_rows import ConstraintResult, ScoreRow, Status
+from eval.scoring.stats import headline_blocks, mean_or_none, rounded
 
 from .metrics import HEADLINE_METRICS
 from .prompt import ADEQUACY

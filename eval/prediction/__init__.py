@@ -1,0 +1,2 @@
+"""predict.py: the prediction runner (`runner`), predictions through a Batch API (`batch`), its
+flags and dispatch (`command`)."""
