@@ -5,6 +5,7 @@ context carries the counter. (IFMTBench's glossary rule running once per row: te
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -137,6 +138,41 @@ def test_the_table_fills_the_context_defaults():
     small = RuleTable({"a": ConstraintSpec("a", HARD, {"original": {"v2": lambda *_: Verdict(True), "v1": None}})},
                       scorer_versions=("v2", "v1"))
     assert small.check("a", {}, "x").passed  # no version: the newest
+
+
+def test_a_rule_set_is_its_hard_rules_at_the_newest_version():
+    newest = INSTTRANS.scorer_versions[0]
+    hard = [cid for cid, spec in CONSTRAINTS.items() if spec.kind == HARD]
+    for rule_set in INSTTRANS.rule_sets:
+        rules = INSTTRANS.rule_set(rule_set)
+        assert list(rules) == hard, rule_set  # no Judge-decided id, in the table's order
+        assert all(rules[cid] is CONSTRAINTS[cid].rules[rule_set][newest] for cid in hard), rule_set
+    assert INSTTRANS.rule_set("original")["format_preserve"] is not CONSTRAINTS["format_preserve"].rules["original"]["public-v1"]
+
+
+def test_kinds_name_each_id_hard_or_soft():
+    kinds = INSTTRANS.kinds()
+    assert list(kinds) == list(CONSTRAINTS)
+    assert kinds["format_preserve"] == HARD and kinds["coref_resolution"] == SOFT
+    assert set(kinds.values()) == {HARD, SOFT}
+
+
+def test_the_context_count_uses_the_run_counter_else_the_benchmark_own():
+    def own(text, lang):
+        return 7
+
+    assert ScoringContext().count("a b", "en", own) == 7
+    assert ScoringContext(lambda text, lang: 2).count("a b", "en", own) == 2
+
+
+@pytest.mark.parametrize("value", [ScoringContext(), Verdict(True), ConstraintSpec("a", SOFT), TOY])
+def test_contexts_verdicts_specs_and_tables_cannot_be_changed_once_made(value):
+    """One DEFAULT_CONTEXT and one table are shared by every row and thread: none may be changed."""
+    field_name = next(iter(dataclasses.fields(value))).name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, field_name, None)
+    if isinstance(value, ScoringContext):  # the others hold dicts: not hashable anyway
+        assert hash(value) == hash(ScoringContext())
 
 
 # --- the scoring context carries the run's counter (no global) ----------------------------------
