@@ -87,3 +87,16 @@ def test_the_strict_term_rule_notes_a_row_without_glossary_terms_only():
     without = check("term_compliance", make_row(), "anything", STRICT)
     assert without.passed
     assert without.detail == {"terms": [], "missing": [], "note": "no glossary term in the constraint lines"}
+
+
+@pytest.mark.parametrize("rule_set", RULE_SET_NAMES)
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_html_part_names_the_lost_and_extra_tags_else_the_first_changed_place_counted_from_one(rule_set, version):
+    # rule_parts.py explain_tag_changes: the lost and the extra tags first; a reorder names tag #2 (1-based), not #1
+    lost = check("format_preserve", make_row(source_text="<p><b>粗体</b>文本</p>"), "<p>Bold text</p>", rule_set, version)
+    assert (lost.passed, lost.reason) == (False, "HTML: lost tag <b>, </b>")
+    extra = check("format_preserve", make_row(source_text="<p>文本</p>"), "<p><b>Text</b></p>", rule_set, version)
+    assert (extra.passed, extra.reason) == (False, "HTML: extra tag <b>, </b>")
+    moved = check("format_preserve", make_row(source_text="<p><b>粗</b><i>斜</i></p>"), "<p><i>It</i><b>B</b></p>",
+                  rule_set, version)
+    assert (moved.passed, moved.reason) == (False, "HTML: tag #2 is <i>, source has <b> (order changed)")
