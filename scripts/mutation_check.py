@@ -82,6 +82,9 @@ COVERING_TESTS: dict[str, tuple[str, ...]] = {
                                      "tests/test_strict_rules.py", "tests/test_rule_contract.py"),
     "eval/scoring/rule_contract.py": ("tests/test_rule_contract.py", "tests/test_constraints.py",
                               "tests/insttrans/test_scoring.py", "tests/ifmtbench/test_ifmt_rules.py"),
+    # Sandglass has no rules module: its hard verdicts (syllable reward, the ±1 / 5% / 10% / 20% hits)
+    # are in its metrics module.
+    "eval/sandglass/metrics.py": ("tests/test_sandglass.py", "tests/test_original_parity.py"),
     # Issue 37: the release-source reader, through its own tests and each benchmark's release plug-in.
     "eval/release/source.py": ("tests/test_release_source.py", "tests/test_release_real_shapes.py",
                                "tests/test_ifmtbench_release.py", "tests/test_release_bindings.py",

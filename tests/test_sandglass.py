@@ -22,7 +22,8 @@ from eval.exits import run_cli
 from eval.config import RunConfig
 from eval.io.data import file_sha256, load_rows_from_file
 from eval.errors import ConfigError, DataError
-from eval.sandglass.metrics import controllability_slope, group_stats, quality_gap, score_item, syllable_reward
+from eval.sandglass.metrics import (controllability_slope, group_stats, ols_slope, quality_gap, score_item,
+                                    syllable_reward)
 from eval.sandglass.prompt import render_judge_prompt
 from eval.sandglass.rows import render_messages, target_syllables, validate_sandglass_rows
 from eval.scoring.score_rows import row_from_dict
@@ -90,6 +91,8 @@ REWARDS = [
     (11, 12, 1.0),          # -1 syllable
     (10, 12, 1 - (2 / 12 - 0.05) / 0.45),  # 2 off: linear, 0.7407
     (42, 40, 1.0),          # dev exactly 5% (2 syllables off)
+    (97, 100, 1.0),         # dev 3%, 3 off: capped at 1.0, the linear part would give 1.044
+    (104, 100, 1.0),        # dev 4% over
     (43, 40, 1 - 0.025 / 0.45),            # dev 7.5%: 0.9444
     (21, 40, 1 - 0.425 / 0.45),            # dev 47.5%: 0.0556
     (20, 40, 0.0),          # dev exactly 50%
@@ -116,6 +119,27 @@ def test_an_item_row_has_the_cards_results_fields():
     assert list(result) == list(OUTPUT_FIELDS)
     assert (result["uuid"], result["fenqu"], result["target_language"], result["target_kind"], result["duration"],
             result["source"], result["status"]) == ("u1", "二次元", "en", "natural", 1.9, row["metadata"]["source"], "ok")
+
+
+HITS = [  # (target, hyp, (hit_pm1, hit_strict5, hit_10, hit_20)): each share counts dev up to and at its bound
+    (20, 20, (1, 1, 1, 1)), (20, 21, (1, 1, 1, 1)), (40, 42, (0, 1, 1, 1)), (40, 43, (0, 0, 1, 1)),
+    (20, 22, (0, 0, 1, 1)), (20, 18, (0, 0, 1, 1)), (20, 23, (0, 0, 0, 1)), (20, 24, (0, 0, 0, 1)),
+    (20, 16, (0, 0, 0, 1)), (20, 25, (0, 0, 0, 0)), (20, 10, (0, 0, 0, 0)), (20, 60, (0, 0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("target, hyp, hits", HITS)
+def test_an_item_hits_each_share_up_to_and_at_its_bound(target, hyp, hits):
+    result = score_item(make_sg_row(target_syllables=target), "Some text", hyp, None)
+    assert (result["hit_pm1"], result["hit_strict5"], result["hit_10"], result["hit_20"]) == hits
+
+
+def test_an_item_rounds_dev_and_reward_to_six_places():
+    result = score_item(make_sg_row(), "Some text", 10, 0.5)  # target 12: 2 off
+    assert (result["dev"], result["signed_dev"], result["syllable_reward"], result["score"]) == (
+        0.166667, -0.166667, 0.740741, 0.62037)
+    result = score_item(make_sg_row(), "Some text", 9, 0.0)  # 3 off: reward 0.5555…, score 0.2777…
+    assert (result["dev"], result["syllable_reward"], result["score"]) == (0.25, 0.555556, 0.277778)
 
 
 @pytest.mark.parametrize("prediction", [None, "", " \n\t"])
@@ -150,6 +174,13 @@ SLOPES = [
 def test_slope_of_one_triple(name, points, expected):
     items = [item("u", kind, target, hyp) for kind, (target, hyp) in zip(("short", "natural", "long"), points)]
     assert controllability_slope(items) == (pytest.approx(expected), 1)
+
+
+def test_a_line_whose_targets_are_all_the_same_has_no_slope_and_counts_no_group():
+    assert ols_slope([(0, 0), (0, 0), (1, 1), (1, 1)]) == 1.0  # a spread of exactly 1 (sxx = 1) is a slope
+    assert ols_slope([(12, 9), (12, 12), (12, 15)]) is None
+    items = [item("u", kind, 12, hyp) for kind, hyp in (("short", 9), ("natural", 12), ("long", 15))]
+    assert controllability_slope(items) == (None, 0)
 
 
 def test_slope_averages_complete_groups_and_skips_incomplete_ones():
@@ -199,6 +230,21 @@ def test_group_stats_on_a_hand_computed_set():
         (10 - 70 / 3) ** 2 + (20 - 70 / 3) ** 2 + (40 - 70 / 3) ** 2)
     assert (stats["slope"], stats["slope_groups"]) == (pytest.approx(slope, abs=1e-6), 1)
     assert (stats["q_gap_short"], stats["q_gap_long"]) == (0.5, 0.5)
+
+
+def test_the_headline_metrics_say_which_need_the_judge_and_which_way_is_better():
+    """The reports, leaderboard and compare read these flags: a metric flagged for the Judge is the
+    one a --skip-judge run leaves null, and its direction is the one a closer run moves it."""
+    on_target = [item("a", kind, 20, 20, quality=None) for kind in ("short", "natural", "long")]
+    far_off = [item("a", kind, 20, 35, quality=None) for kind in ("short", "natural", "long")]
+    good, bad = group_stats(on_target), group_stats(far_off)
+    metrics = sandglass.SANDGLASS.headline_metrics
+    assert [metric.name for metric in metrics] == ["score", "syllable_reward", "quality", "mean_abs_dev"]
+    for metric in metrics:
+        assert (good[metric.name] is None) == metric.judge, metric.name
+        if not metric.judge:
+            assert (good[metric.name] > bad[metric.name]) == metric.higher_is_better, metric.name
+    assert sandglass.SANDGLASS.sort_metrics == ("score", "syllable_reward")  # a skip-judge run sorts by reward
 
 
 # ---------------------------------------------------------------------------------------------
