@@ -7,6 +7,7 @@ validators a benchmark brings."""
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 import sys
 from dataclasses import replace
@@ -189,3 +190,21 @@ def test_a_rejected_reasoning_effort_is_named_as_such(tmp_path):
                               progress=False)
     assert caught.value.message.startswith("the Judge model gpt-5 rejected reasoning effort 'none' (HTTP 400: ")
     assert caught.value.hint.startswith("choose an effort this model supports with --judge-reasoning-effort")
+
+
+def test_notices_reach_a_block_buffered_stderr_as_they_are_written(tmp_path, monkeypatch):
+    """Without the bar, each notice (the served model is another; a reply quotes the key) is pushed
+    out as it is written, even to a block-buffered stderr (a caller's log stream): a long run's
+    warnings never wait in a buffer until the run ends, or until a later line flushes them."""
+    request = JudgeRequest("c0", "v", "prompt 0", lambda text: {"v": parse_verdict_object(text)["v"]})
+    for models, reply, notice in ((["another-model"], '{"v": 1}',
+                                   "warning: the Judge server lists 'another-model', not 'gpt-4o-mini'"),
+                                  (None, '{"v": 1, "note": "' + KEY + '"}', "Judge: a reply quotes an API key")):
+        raw = io.BytesIO()
+        monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(raw, encoding="utf-8", line_buffering=False))
+        with JudgeServer(constant_handler(reply)) as server:
+            server.models = models
+            verdicts, _ = run_judge_prompts([request], settings_for(server), tmp_path / f"{notice[:5]}.sqlite",
+                                            VERSIONS, progress=False)
+        assert verdicts == {("c0", "v"): {"v": 1}}
+        assert notice in raw.getvalue().decode("utf-8")  # what reached the stream, before any flush of the wrapper
