@@ -10,6 +10,7 @@ import asyncio
 import io
 import re
 import sys
+import threading
 from dataclasses import replace
 
 import pytest
@@ -208,3 +209,41 @@ def test_notices_reach_a_block_buffered_stderr_as_they_are_written(tmp_path, mon
                                             VERSIONS, progress=False)
         assert verdicts == {("c0", "v"): {"v": 1}}
         assert notice in raw.getvalue().decode("utf-8")  # what reached the stream, before any flush of the wrapper
+
+
+class _FiveSecondClock:
+    """judge_client's `time`: each reading is 5 s after the last, so the watcher's ticks stand for
+    minutes of a run that takes a fraction of a second."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 5.0
+        return self.now
+
+
+def test_without_the_bar_a_progress_line_comes_once_a_minute_while_nothing_holds_the_run(tmp_path, monkeypatch):
+    """--quiet: while the provider answers (no state line), the progress line comes every 60 s of
+    the run's clock, not every 10 s (that pace is for a run held up)."""
+    clock = _FiveSecondClock()
+    lines: list[tuple[float, str]] = []
+    monkeypatch.setattr(judge_client, "time", clock)
+    monkeypatch.setattr(judge_client, "asyncio", _ShortTicks())
+    monkeypatch.setattr(judge_client, "print", lambda *parts, **_: lines.append((clock.now, " ".join(parts))),
+                        raising=False)
+    answer = constant_handler('{"v": 1}')
+
+    def handler(request):
+        for _ in range(10_000):  # the reply waits until the run's clock has passed 400 s (at most 10 s)
+            if clock.now >= 400:
+                break
+            threading.Event().wait(0.001)
+        return answer(request)
+    with JudgeServer(handler) as server:
+        verdicts, _ = run_judge_prompts(REQUESTS[:1], settings_for(server), tmp_path / "c.sqlite", VERSIONS,
+                                        progress=False)
+    assert verdicts == {("c0", "v"): {"v": 1}}
+    times = [at for at, line in lines if line.startswith("Judge: 0/1 done, 1 in flight")]
+    assert len(times) >= 5 and times[0] >= 60
+    assert all(later - earlier == 60 for earlier, later in zip(times, times[1:]))
