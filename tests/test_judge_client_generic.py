@@ -1,6 +1,6 @@
 """The Judge client's generic paths that its mutation sample found unpinned (issue 37): a number too
 long for any int() limit, the progress bar's count, the /models probe's cap, a Batch prefill's
-block and cost. Each test asks through the generic client (JudgeRequest with its own validator,
+block and cost, --quiet's pace, notices pushed out as they are written. Each test asks through the generic client (JudgeRequest with its own validator,
 run_judge_prompts / ask_prompts) against the stand-in Judge, so it holds whatever prompts and
 validators a benchmark brings."""
 
