@@ -1,14 +1,16 @@
 """The Judge client's generic paths that its mutation sample found unpinned (issue 37): a number too
 long for any int() limit, the progress bar's count, the /models probe's cap, a Batch prefill's
-block and cost. Each test asks through the generic client (JudgeRequest with its own validator,
+block and cost, --quiet's pace, notices pushed out as they are written. Each test asks through the generic client (JudgeRequest with its own validator,
 run_judge_prompts / ask_prompts) against the stand-in Judge, so it holds whatever prompts and
 validators a benchmark brings."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 import sys
+import threading
 from dataclasses import replace
 
 import pytest
@@ -189,3 +191,59 @@ def test_a_rejected_reasoning_effort_is_named_as_such(tmp_path):
                               progress=False)
     assert caught.value.message.startswith("the Judge model gpt-5 rejected reasoning effort 'none' (HTTP 400: ")
     assert caught.value.hint.startswith("choose an effort this model supports with --judge-reasoning-effort")
+
+
+def test_notices_reach_a_block_buffered_stderr_as_they_are_written(tmp_path, monkeypatch):
+    """Without the bar, each notice (the served model is another; a reply quotes the key) is pushed
+    out as it is written, even to a block-buffered stderr (a caller's log stream): a long run's
+    warnings never wait in a buffer until the run ends, or until a later line flushes them."""
+    request = JudgeRequest("c0", "v", "prompt 0", lambda text: {"v": parse_verdict_object(text)["v"]})
+    for models, reply, notice in ((["another-model"], '{"v": 1}',
+                                   "warning: the Judge server lists 'another-model', not 'gpt-4o-mini'"),
+                                  (None, '{"v": 1, "note": "' + KEY + '"}', "Judge: a reply quotes an API key")):
+        raw = io.BytesIO()
+        monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(raw, encoding="utf-8", line_buffering=False))
+        with JudgeServer(constant_handler(reply)) as server:
+            server.models = models
+            verdicts, _ = run_judge_prompts([request], settings_for(server), tmp_path / f"{notice[:5]}.sqlite",
+                                            VERSIONS, progress=False)
+        assert verdicts == {("c0", "v"): {"v": 1}}
+        assert notice in raw.getvalue().decode("utf-8")  # what reached the stream, before any flush of the wrapper
+
+
+class _FiveSecondClock:
+    """judge_client's `time`: each reading is 5 s after the last, so the watcher's ticks stand for
+    minutes of a run that takes a fraction of a second."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 5.0
+        return self.now
+
+
+def test_without_the_bar_a_progress_line_comes_once_a_minute_while_nothing_holds_the_run(tmp_path, monkeypatch):
+    """--quiet: while the provider answers (no state line), the progress line comes every 60 s of
+    the run's clock, not every 10 s (that pace is for a run held up)."""
+    clock = _FiveSecondClock()
+    lines: list[tuple[float, str]] = []
+    monkeypatch.setattr(judge_client, "time", clock)
+    monkeypatch.setattr(judge_client, "asyncio", _ShortTicks())
+    monkeypatch.setattr(judge_client, "print", lambda *parts, **_: lines.append((clock.now, " ".join(parts))),
+                        raising=False)
+    answer = constant_handler('{"v": 1}')
+
+    def handler(request):
+        for _ in range(10_000):  # the reply waits until the run's clock has passed 400 s (at most 10 s)
+            if clock.now >= 400:
+                break
+            threading.Event().wait(0.001)
+        return answer(request)
+    with JudgeServer(handler) as server:
+        verdicts, _ = run_judge_prompts(REQUESTS[:1], settings_for(server), tmp_path / "c.sqlite", VERSIONS,
+                                        progress=False)
+    assert verdicts == {("c0", "v"): {"v": 1}}
+    times = [at for at, line in lines if line.startswith("Judge: 0/1 done, 1 in flight")]
+    assert len(times) >= 5 and times[0] >= 60
+    assert all(later - earlier == 60 for earlier, later in zip(times, times[1:]))
