@@ -187,20 +187,18 @@ def test_a_match_capture_is_a_second_binding(tmp_path, capture):
         rs.constant(source, "TEMPLATE", str)
 
 
-def test_a_rebinding_through_sys_modules_is_refused(tmp_path):
-    """`sys.modules[__name__].NAME = ...` binds the name without naming it as a target: refused at any name read."""
-    (tmp_path / "mod.py").write_text('import sys\nTEMPLATE = "a {x}"\nsys.modules[__name__].TEMPLATE = "other"\n',
-                                     encoding="utf-8")
+@pytest.mark.parametrize("text, message", [
+    # `sys.modules[__name__].NAME = ...` binds the name without naming it as a target
+    ('import sys\nTEMPLATE = "a {x}"\nsys.modules[__name__].TEMPLATE = "other"\n',
+     r"mod.py: TEMPLATE: TEMPLATE may be changed \(sys.modules at line 3\)"),
+    ('TEMPLATE = "a {x}"\n\n\ndef _patch():\n    global TEMPLATE\n    TEMPLATE = "b"\n',
+     r"TEMPLATE may be changed \(a global declaration at line 5\), so the text"),
+], ids=["sys.modules", "global"])
+def test_a_rebinding_without_a_target_is_refused_and_named(tmp_path, text, message):
+    """A name changed other than by an assignment to it is refused at any read, and the reason says how."""
+    (tmp_path / "mod.py").write_text(text, encoding="utf-8")
     source = rs.read_source(tmp_path, "mod.py")
-    with pytest.raises(ConfigError, match=r"mod.py: TEMPLATE: TEMPLATE may be changed \(sys.modules at line 3\)"):
-        rs.constant(source, "TEMPLATE", str)
-
-
-def test_a_global_declaration_is_named_as_one(tmp_path):
-    (tmp_path / "mod.py").write_text('TEMPLATE = "a {x}"\n\n\ndef _patch():\n    global TEMPLATE\n    TEMPLATE = "b"\n',
-                                     encoding="utf-8")
-    source = rs.read_source(tmp_path, "mod.py")
-    with pytest.raises(ConfigError, match=r"TEMPLATE may be changed \(a global declaration at line 5\), so the text"):
+    with pytest.raises(ConfigError, match=message):
         rs.constant(source, "TEMPLATE", str)
 
 
