@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -31,14 +32,32 @@ BANNER = "DEMONSTRATION: a stand-in model and a stand-in Judge on 127.0.0.1; the
 DEMO_PORTS = {"model_server.py": 18731, "judge_server.py": 18732}  # stable, so the Judge cache keys are too
 
 
-def start_server(script: str, port: int, *args: str) -> tuple[subprocess.Popen, str | None]:
-    """(process, base URL or None when it did not start). Its own session: a Ctrl-C in the terminal
-    reaches the demo, which stops the server, and not the server, which would print a traceback."""
-    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / script), "--latency", "0", "--port", str(port),
-                                *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                               start_new_session=True)
-    line = process.stdout.readline().strip()  # "port N" once it listens
-    return process, (f"http://127.0.0.1:{line.split()[1]}/v1" if line.startswith("port ") else None)
+@contextlib.contextmanager
+def running(command: list[str], **options):
+    """A child process that is always stopped on the way out (SIGTERM, then SIGKILL after 10 s).
+    A Ctrl-C while it is being started is held back until the process exists and raised then, so
+    no interrupt can leave a child running that the demo has no handle on."""
+    noted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    process = None
+    try:
+        try:
+            process = subprocess.Popen(command, **options)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if noted:
+            raise KeyboardInterrupt
+        yield process
+    finally:
+        if process is not None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
 
 
 def port_is_free(port: int) -> bool:
@@ -52,38 +71,35 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def stop_server(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    process.stdout.close()
-
-
 @contextlib.contextmanager
 def stand_in(script: str, *args: str, port: int | None = None):
     """A stand-in server as a subprocess on `port` (DEMO_PORTS) or, where that is busy, on any free
-    port; yields its base URL and stops it on the way out."""
+    port; yields its base URL and stops it on the way out. Its own session: a Ctrl-C in the terminal
+    reaches the demo, which stops the server, and not the server, which would print a traceback."""
     port = DEMO_PORTS[script] if port is None else port
-    process, base = start_server(script, port if port_is_free(port) else 0, *args)
-    if base is None and port != 0:  # taken between the check and the bind (another demo, a parallel test)
-        stop_server(process)
-        process, base = start_server(script, 0, *args)
-    try:
-        if base is None:
-            raise RuntimeError(f"{script} did not start")
-        yield base
-    finally:
-        stop_server(process)
+    # a port taken between the check and the bind (another demo, a parallel test): any free one then
+    for attempt in dict.fromkeys((port if port_is_free(port) else 0, 0)):
+        with running([sys.executable, str(ROOT / "tests" / script), "--latency", "0", "--port", str(attempt), *args],
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True) as server:
+            line = server.stdout.readline().strip()  # "port N" once it listens
+            if line.startswith("port "):
+                yield f"http://127.0.0.1:{line.split()[1]}/v1"
+                return
+    raise RuntimeError(f"{script} did not start")
 
 
 def step(title: str, *command: str, env: dict | None = None) -> None:
-    """Run one command of the flow as a user types it (`python evaluate.py ...`), from the checkout."""
-    done = subprocess.run([sys.executable, *command], cwd=ROOT, env={**os.environ, **(env or {})})
-    if done.returncode != 0:
-        raise SystemExit(f"demo stopped: {title} exited {done.returncode}")
+    """Run one command of the flow as a user types it (`python evaluate.py ...`), from the checkout.
+
+    The command runs in its own session, so a Ctrl-C reaches the demo alone, which hands it on as
+    SIGTERM: the commands stop on SIGTERM as on Ctrl-C and say what they kept (SPEC §11), and a
+    SIGTERM that finds the interpreter still starting ends it silently, where a SIGINT would make it
+    print a fatal error and a traceback."""
+    with running([sys.executable, *command], cwd=ROOT, env={**os.environ, **(env or {})},
+                 start_new_session=True) as child:
+        status = child.wait()
+    if status != 0:
+        raise SystemExit(f"demo stopped: {title} exited {status}")
 
 
 def run_demo(out: Path) -> None:

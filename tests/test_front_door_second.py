@@ -433,6 +433,61 @@ def test_ctrl_c_stops_the_demo_with_one_line_and_no_traceback(tmp_path):
     assert err.strip().split("\n")[-1].startswith("demo interrupted (Ctrl-C)")
 
 
+
+def test_a_ctrl_c_in_the_demo_reaches_the_running_command_as_sigterm_only(tmp_path):
+    """Each step's command has its own session, so the terminal's SIGINT (which catches a starting
+    interpreter mid-import, a fatal error with a traceback) never reaches it; the demo hands it on as
+    SIGTERM, which ends a starting interpreter silently and a running command with its own line."""
+    import os
+    import signal
+    import threading
+
+    from scripts import demo
+
+    seen = tmp_path / "seen"
+    child = ("import os, signal, sys, time\n"
+             "signal.signal(signal.SIGTERM, lambda *_: (open(sys.argv[1], 'a').write('SIGTERM'), sys.exit(143)))\n"
+             "signal.signal(signal.SIGINT, lambda *_: (open(sys.argv[1], 'a').write('SIGINT'), sys.exit(130)))\n"
+             "open(sys.argv[1], 'a').write(f'up {os.getsid(0)} ')\n"
+             "time.sleep(60)\n")
+
+    def interrupt_once_up():
+        while "up" not in (seen.read_text() if seen.exists() else ""):
+            threading.Event().wait(0.01)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # the terminal's Ctrl-C, to the demo
+
+    threading.Thread(target=interrupt_once_up, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        demo.step("child", "-c", child, str(seen))
+    up, session, signal_name = seen.read_text().split()
+    assert int(session) != os.getsid(0)  # its own session: the terminal's Ctrl-C does not reach it
+    assert signal_name == "SIGTERM"
+
+
+
+def test_a_ctrl_c_while_the_demo_starts_a_child_still_stops_that_child(monkeypatch):
+    """The interrupt lands after the fork, before Popen has returned the process: the demo holds it
+    back until it has the process, then stops the process and raises."""
+    import signal
+    import subprocess
+    import threading
+
+    from scripts import demo
+
+    started = []
+    real_popen = subprocess.Popen
+
+    def popen_interrupted_midway(*args, **options):
+        started.append(real_popen(*args, **options))
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        return started[-1]
+
+    monkeypatch.setattr(demo.subprocess, "Popen", popen_interrupted_midway)
+    with pytest.raises(KeyboardInterrupt):
+        demo.step("child", "-c", "import time; time.sleep(60)")
+    assert started and started[0].poll() is not None  # stopped, not left running
+
+
 # --- consoles: missing counts, labelled intervals, the strict row, the skipped glossary Judge ----------
 
 @pytest.mark.parametrize("argv, unit, total, missing", [

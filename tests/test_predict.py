@@ -410,7 +410,10 @@ def test_a_dead_or_hung_server_ends_the_run_within_the_deadline(tmp_path, mode):
     assert "Traceback" not in done.stderr
     if mode == "hang":  # the give-up counts the requests sent and names the timeout it waited
         sent = int(re.search(r"\((\d+) requests? sent\)", done.stderr).group(1))
-        assert sent == len([request for request in server.requests if request.method == "POST"]) >= 2
+        received = len([request for request in server.requests if request.method == "POST"])
+        # a request started as the run gave up may end before the stand-in has read it whole: at most
+        # one per concurrent slot (2) goes unrecorded, and none is counted that was never started
+        assert 2 <= received <= sent <= received + 2
         assert "no complete answer within 1 s" in done.stderr or "the request timeout is 1 s" in done.stderr
     assert elapsed < 25  # 2 s deadline + probe timeouts + interpreter start, with room for a loaded machine
 
