@@ -2,20 +2,24 @@
 
 The page's data is checked from Python (every instance, its verdicts and reasons, hostile text kept
 inert); tests marked `browser` drive headless Chromium over the bundled runs of each benchmark and
-are skipped, with the reason printed, where Chromium or Playwright is absent.
+are skipped, with the reason printed, where Chromium or Playwright is absent. They share one
+Chromium (a fresh page each), and the page's timers run on Playwright's clock: a test moves the
+clock past the search box's pause instead of sleeping through it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import evaluate
 import prepare_inputs
-from chromium import browser_page, unavailable_reason
+from chromium import SharedBrowser, unavailable_reason
 from eval.benchmarks import get_benchmark
 from eval.exits import run_cli
 from eval.compare import compare, load_run
@@ -256,6 +260,24 @@ def test_the_compare_page_shows_both_predictions_side_by_side(runs):
 # In a real browser
 # ---------------------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium for this module's browser tests (a launch is about a CPU second)."""
+    browser = SharedBrowser()
+    yield browser
+    browser.close()
+
+
+def in_browser(chromium: SharedBrowser, steps: Callable[[Any], Any]) -> Any:
+    """`steps(page)` on a fresh page whose timers run on Playwright's clock, so that a test moves
+    time on (`search`) instead of waiting for it to pass."""
+    def on_the_clock(driver):
+        driver.clock.install()
+        return steps(driver)
+
+    return chromium.run(on_the_clock)
+
+
 def open_page(driver, path: Path, fragment: str = ""):
     errors: list[str] = []
     driver.on("pageerror", lambda error: errors.append(str(error)))
@@ -265,8 +287,15 @@ def open_page(driver, path: Path, fragment: str = ""):
 
 
 def visible_count(driver) -> int:
-    driver.wait_for_timeout(250)  # the search box waits 120 ms for the typing to stop
+    """The list's count: facets, sort and clear apply in their event handlers, so it is current."""
     return int(driver.inner_text("#count").split()[0])
+
+
+def search(driver, text: str) -> None:
+    """Types `text` into the search box, then runs the page's clock a second on: the box applies
+    the search once typing has paused (120 ms), so the filter has run when this returns."""
+    driver.fill("#search", text)
+    driver.clock.run_for(1000)
 
 
 def choose(driver, facet: str, value: str) -> None:
@@ -291,11 +320,12 @@ def open_first_row(driver) -> str:
 
 
 @browser
-def test_browser_insttrans_facet_search_count_and_an_instance(runs):
+def test_browser_insttrans_facet_search_count_and_an_instance(runs, chromium):
     scores = read_scores(runs["it"])
     predictions = read_predictions(IT_PREDICTIONS)
     expected = [s for s in scores if s["status"] == "ok" and not s["hard_pass"] and "itb-social" in s["case_id"]]
-    with browser_page() as driver:
+
+    def steps(driver):
         errors = open_page(driver, runs["it"] / "explorer.html")
         assert visible_count(driver) == len(scores)
         choose(driver, "outcome", "hard fail")
@@ -306,7 +336,7 @@ def test_browser_insttrans_facet_search_count_and_an_instance(runs):
                                                                         for s in failing)
         assert facet_count(driver, "outcome", "hard pass") == sum(s["status"] == "ok" and s["hard_pass"]
                                                                   for s in scores)  # what choosing it would add
-        driver.fill("#search", "itb-social")
+        search(driver, "itb-social")
         assert visible_count(driver) == len(expected) > 0
         case_id = open_first_row(driver)
         assert case_id == expected[0]["case_id"]
@@ -320,18 +350,21 @@ def test_browser_insttrans_facet_search_count_and_an_instance(runs):
         # the link opens the instance on a fresh load
         open_page(driver, runs["it"] / "explorer.html", driver.get_attribute("#detail a.link", "href"))
         assert driver.inner_text("#detail h2") == case_id
-    assert errors == []
+        return errors
+
+    assert in_browser(chromium, steps) == []
 
 
 @browser
-def test_browser_sandglass_facet_search_count_and_an_item(runs):
+def test_browser_sandglass_facet_search_count_and_an_item(runs, chromium):
     scores = read_scores(runs["sg"])
     expected = [s for s in scores if s["target_language"] == "ja" and ":short" in s["case_id"]]
-    with browser_page() as driver:
+
+    def steps(driver):
         errors = open_page(driver, runs["sg"] / "explorer.html")
         choose(driver, "target language", "ja")
         assert visible_count(driver) == sum(s["target_language"] == "ja" for s in scores)
-        driver.fill("#search", ":short")
+        search(driver, ":short")
         assert visible_count(driver) == len(expected) > 0
         case_id = open_first_row(driver)
         assert case_id == expected[0]["case_id"]
@@ -341,25 +374,28 @@ def test_browser_sandglass_facet_search_count_and_an_item(runs):
         driver.select_option("#sort", "-dev")  # largest deviation first, ties in data order
         worst = sorted(expected, key=lambda s: -s["dev"])[0]["case_id"]
         assert driver.locator("#spacer .row .id").first.text_content() == worst
-    assert errors == []
+        return errors
+
+    assert in_browser(chromium, steps) == []
 
 
 @browser
-def test_browser_ifmtbench_facets_search_count_and_a_row(runs):
+def test_browser_ifmtbench_facets_search_count_and_a_row(runs, chromium):
     from eval.ifmtbench.report import failure_reason as ifmt_reason
 
     scores = read_scores(runs["if"])
     predictions = read_predictions(IF_PREDICTIONS)
     french = [s for s in scores if s["instruction_lang"] == "fr"]
     failing = [s for s in french if s["status"] == "ok" and not s["hard_pass"]]
-    with browser_page() as driver:
+
+    def steps(driver):
         errors = open_page(driver, runs["if"] / "explorer.html")
         choose(driver, "instruction language", "fr")
         assert visible_count(driver) == len(french)
         choose(driver, "outcome", "hard fail")
         assert visible_count(driver) == len(failing) > 1
         fragment = failing[1]["case_id"][:10]
-        driver.fill("#search", fragment)
+        search(driver, fragment)
         expected = [s for s in failing if fragment in s["case_id"]]
         assert visible_count(driver) == len(expected) == 1
         assert open_first_row(driver) == expected[0]["case_id"]
@@ -368,11 +404,30 @@ def test_browser_ifmtbench_facets_search_count_and_a_row(runs):
         entry = next(e for e in expected[0]["constraints"] if e["kind"] == "hard" and not e["passed"])
         why = driver.locator(f"#detail tr[data-check={entry['id']}] td.expl").text_content()
         assert why == ifmt_reason(entry, expected[0].missing) and why
-    assert errors == []
+        return errors
+
+    assert in_browser(chromium, steps) == []
+
+
+# What an injected fragment of HTML would leave in the document if the page let one in: an element
+# that loads or runs something, an on* handler attribute, a javascript: address, a third script.
+INJECTED = """() => ({
+  active: [...document.querySelectorAll("img, svg, iframe, frame, object, embed, base, form, link, video, audio, "
+                                        + "source, meta[http-equiv=refresh i]")].map(el => el.outerHTML),
+  handlers: [...document.querySelectorAll("*")].flatMap(el => [...el.attributes]
+      .filter(a => a.name.toLowerCase().startsWith("on")).map(a => el.tagName + " " + a.name)),
+  addresses: [...document.querySelectorAll("[href], [src], [action]")]
+      .filter(el => ["href", "src", "action"].some(a => /^\\s*javascript:/i.test(el.getAttribute(a) || "")))
+      .map(el => el.outerHTML),
+  scripts: document.scripts.length,
+})"""
+NOTHING_INJECTED = {"active": [], "handlers": [], "addresses": [], "scripts": 2}  # the page's data and its code
 
 
 @browser
-def test_browser_hostile_prediction_runs_nothing(tmp_path):
+def test_browser_hostile_prediction_runs_nothing(tmp_path, chromium):
+    """Hostile text in every field stays text: nothing ran, and nothing that could run later (an
+    image's error handler, a timer) is in the document; the page's clock is run on to fire timers."""
     row = make_row("x-1", source_text=HOSTILE, reference=HOSTILE)
     data = write_jsonl(tmp_path / "data.jsonl", [row])
     predictions = write_jsonl(tmp_path / "p.jsonl", [{"case_id": "x-1", "prediction": HOSTILE}])
@@ -385,23 +440,27 @@ def test_browser_hostile_prediction_runs_nothing(tmp_path):
                                                          "c": [[HOSTILE, "hard", HOSTILE, 0, HOSTILE]],
                                                          "j": [[HOSTILE, HOSTILE]], "d": [HOSTILE]}]}]}),
                             encoding="utf-8")
-    with browser_page() as driver:
-        dialogs: list[str] = []
+    dialogs: list[str] = []
+
+    def steps(driver):
         driver.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         for path, fragment in ((out / "explorer.html", "#case=x-1"), (hostile_page, "")):
             errors = open_page(driver, path, fragment)
             if not fragment:
                 driver.locator("#spacer .row").first.click()
-            driver.wait_for_timeout(200)
+            driver.clock.run_for(1000)
             assert driver.evaluate("window.__pwned") is None
             assert driver.locator("#detail img, #detail svg, #detail script").count() == 0
+            assert driver.evaluate(INJECTED) == NOTHING_INJECTED
             assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
-            driver.fill("#search", "onerror")  # the highlighted rendering too
-            driver.wait_for_timeout(300)
+            search(driver, "onerror")  # the highlighted rendering too
             assert driver.locator("#detail [data-text=prediction] mark").count() == 1
             assert driver.locator("#detail [data-text=prediction]").text_content() == HOSTILE
+            assert driver.evaluate(INJECTED) == NOTHING_INJECTED
             assert driver.evaluate("window.__pwned") is None
             assert errors == []
+
+    in_browser(chromium, steps)
     assert dialogs == []
 
 
@@ -454,14 +513,16 @@ def test_diagnostics_from_the_summary_equal_those_computed_from_the_predictions(
 
 @browser
 @pytest.mark.parametrize("name", ["it", "sg", "if"])
-def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name):
-    with browser_page() as driver:
+def test_browser_a_case_id_in_report_html_opens_it_in_the_explorer(runs, name, chromium):
+    def steps(driver):
         driver.goto((runs[name] / "report.html").as_uri())
         link = driver.locator('a[href^="explorer.html#case="]').first
         case_id = link.text_content()
         link.click()
         driver.wait_for_selector("body[data-ready='1']")
         assert driver.inner_text("#detail h2") == case_id
+
+    in_browser(chromium, steps)
 
 
 def test_a_repaired_verdict_shows_both_replies_on_the_page(tmp_path, monkeypatch):
@@ -483,18 +544,20 @@ def test_a_repaired_verdict_shows_both_replies_on_the_page(tmp_path, monkeypatch
 
 
 @browser
-def test_browser_a_long_text_shows_its_start_and_the_rest_on_request(tmp_path):
+def test_browser_a_long_text_shows_its_start_and_the_rest_on_request(tmp_path, chromium):
     long_text = "word " * 30_000  # 150,000 characters
     path = tmp_path / "long.html"
     path.write_text(page("t", {"kind": "run", "title": "t", "meta": [], "numbers": [],
                                "items": [{"id": "x", "f": {}, "n": {}, "s": "", "t": [],
                                           "p": [{"h": "", "st": "ok", "pr": long_text, "pl": "", "ws": False,
                                                  "c": [], "j": [], "d": []}]}]}), encoding="utf-8")
-    with browser_page() as driver:
+    def steps(driver):
         open_page(driver, path, "#case=x")
         assert len(driver.locator("#detail [data-text=prediction]").text_content()) == 100_000
         driver.locator("#detail button.link").click()
         assert driver.locator("#detail [data-text=prediction]").text_content() == long_text
+
+    in_browser(chromium, steps)
 
 
 PROTOTYPE_NAMES = ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]
@@ -515,11 +578,12 @@ def prototype_named_page(path: Path) -> dict:
 
 
 @browser
-def test_browser_facet_values_named_like_object_properties_count_as_any_other(tmp_path):
+def test_browser_facet_values_named_like_object_properties_count_as_any_other(tmp_path, chromium):
     """`constructor`, `toString`, `hasOwnProperty`, `valueOf` show their counts (not a function's
     source) and `__proto__` is a value and a facet like any other (issue 34 item 10)."""
     built = prototype_named_page(tmp_path / "proto.html")
-    with browser_page() as driver:
+
+    def steps(driver):
         errors = open_page(driver, tmp_path / "proto.html")
         assert visible_count(driver) == len(built["items"])
         for value in set(built["values"]):
@@ -536,7 +600,8 @@ def test_browser_facet_values_named_like_object_properties_count_as_any_other(tm
         assert visible_count(driver) == 2  # rows 4 and 6
         driver.click("#clear")
         driver.select_option("#sort", "-toString")  # a number named like a property sorts by the data
-        driver.wait_for_timeout(100)
         first = driver.locator("#spacer .row").first.get_attribute("data-index")
         assert first == "8"
-    assert errors == []
+        return errors
+
+    assert in_browser(chromium, steps) == []
