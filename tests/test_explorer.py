@@ -347,8 +347,11 @@ def test_browser_insttrans_facet_search_count_and_an_instance(runs, chromium):
         driver.keyboard.press("j")  # the next instance the filters show
         assert driver.inner_text("#detail h2") == expected[1]["case_id"]
         driver.keyboard.press("k")
-        # the link opens the instance on a fresh load
-        open_page(driver, runs["it"] / "explorer.html", driver.get_attribute("#detail a.link", "href"))
+        # the link opens the instance on a fresh load (from another page: the same address with the
+        # same fragment would not load the page again)
+        link = driver.get_attribute("#detail a.link", "href")
+        driver.goto("about:blank")
+        open_page(driver, runs["it"] / "explorer.html", link)
         assert driver.inner_text("#detail h2") == case_id
         return errors
 
