@@ -96,22 +96,29 @@ def perturbed(source: Path, target: Path, every: int = 7) -> Path:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """The bundled example runs of each benchmark, judged by the stand-in Judge, and a second
-    (perturbed, unjudged-free) system of each for the compare page."""
+    (perturbed, unjudged-free) system of each for the compare page. A benchmark's two runs share
+    one Judge cache (`--judge-cache`): the stand-in's verdict depends on the prompt alone, so the
+    second run asks only for the predictions the perturbation changed."""
     base = tmp_path_factory.mktemp("explorer-runs")
+
+    def cache(name: str) -> tuple[str, ...]:
+        return ("--judge-cache", str(base / f"{name}-judge-cache.sqlite"))
+
     with pytest.MonkeyPatch.context() as patch, JudgeServer() as server:
         patch.setenv("JUDGE_API_KEY", "sk-explorer-test")
         patch.setenv("JUDGE_API_BASE", server.base_url)
-        made = {"it": evaluate_run(base / "it", IT_DATA, IT_PREDICTIONS, "--judge-backoff", "0.001"),
-                "sg": evaluate_run(base / "sg", SG_DATA, SG_PREDICTIONS, "--judge-backoff", "0.001"),
+        made = {"it": evaluate_run(base / "it", IT_DATA, IT_PREDICTIONS, "--judge-backoff", "0.001", *cache("it")),
+                "sg": evaluate_run(base / "sg", SG_DATA, SG_PREDICTIONS, "--judge-backoff", "0.001", *cache("sg")),
                 "it_b": evaluate_run(base / "it_b", IT_DATA, perturbed(IT_PREDICTIONS, base / "it_b.jsonl"),
-                                     "--judge-backoff", "0.001"),
+                                     "--judge-backoff", "0.001", *cache("it")),
                 "sg_b": evaluate_run(base / "sg_b", SG_DATA, perturbed(SG_PREDICTIONS, base / "sg_b.jsonl"),
-                                     "--judge-backoff", "0.001")}
+                                     "--judge-backoff", "0.001", *cache("sg"))}
     with pytest.MonkeyPatch.context() as patch, JudgeServer(ifmt_handler) as server:
         patch.setenv("JUDGE_API_KEY", "sk-explorer-test")
         patch.setenv("JUDGE_API_BASE", server.base_url)
-        made["if"] = evaluate_run(base / "if", None, IF_PREDICTIONS, *IF_FLAGS)
-        made["if_b"] = evaluate_run(base / "if_b", None, perturbed(IF_PREDICTIONS, base / "if_b.jsonl"), *IF_FLAGS)
+        made["if"] = evaluate_run(base / "if", None, IF_PREDICTIONS, *IF_FLAGS, *cache("if"))
+        made["if_b"] = evaluate_run(base / "if_b", None, perturbed(IF_PREDICTIONS, base / "if_b.jsonl"), *IF_FLAGS,
+                                    *cache("if"))
     return made
 
 
