@@ -5,8 +5,8 @@ it is pointed at /usr/bin/chromium). Offline by construction: the pages are loca
 flags turn off every background connection Chromium would otherwise make.
 
 `browser_page` starts a fresh browser (the scripts: a fresh profile per measured load);
-`SharedBrowser` is one browser for a whole test module (a launch costs about a CPU second, a
-fresh page in it under a tenth of that).
+`SharedBrowser` is one browser for a whole test module (a launch costs about a CPU second; a
+fresh page in a running browser, a small part of that).
 """
 
 from __future__ import annotations

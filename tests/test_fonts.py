@@ -2,7 +2,7 @@
 boxes (docs/explorer.md#fonts): a screenshot of each script's sample in the page's own font stack
 is compared with a screenshot of as many characters no font has (each drawn as the same box). Only
 the sample's letters are drawn: a space, or a mark drawn without width, differs from a box even
-where the script has no font, and let the check pass with every letter a box.
+where the script has no font, so the whole samples passed the check with every letter a box.
 
 Browser tests: skipped, saying why, without Chromium and Playwright, or without a font for a script
 (Debian: apt-get install fonts-noto-core fonts-noto-cjk; .ci/run installs them). The fonts are
@@ -84,7 +84,7 @@ def test_every_script_is_drawn_with_glyphs_not_boxes(pages, tmp_path):
 
 
 def assert_drawn(driver, which: str, page: Path, tmp_path: Path) -> None:
-    """Each script's sample, in the page's own font stack, differs from as many boxes."""
+    """Each script's letters, in the page's own font stack, differ from as many boxes."""
     driver.goto(page.as_uri())
     for lang, sample in SAMPLES.items():
         sample, shots = letters(sample), []
