@@ -14,9 +14,11 @@ first time a page shows it; after that, a line that is one plain `python` comman
 process (`run_here`): bash still reads the line as written (the page's `export` lines, quoting,
 comments, `VAR=value` prefixes) through a `python` function that hands back the argv and the
 environment the interpreter would get, and the script then runs as `python` would run it
-(`runpy`, `__main__`, sys.argv, sys.path[0], the cwd, the environment, captured stdout and stderr,
-the exit status of its `SystemExit`). What it saves is the interpreter's start and imports
-(about 0.3 s of CPU a command, 46 commands).
+(`runpy`, `__main__`, sys.argv, sys.path, the cwd, the environment, captured stdout and stderr,
+the exit status of its `SystemExit`). What differs from a fresh interpreter is only what this one
+has imported already; the first, real subprocess of each script is what proves a fresh one starts
+it. What it saves is the interpreter's start and imports (about 0.3 s of CPU a command, 46
+commands; every page's run folders were compared byte for byte against all-subprocess runs).
 """
 
 from __future__ import annotations
