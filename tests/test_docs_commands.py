@@ -8,16 +8,35 @@ the pages use for a server (`SERVER_PLACEHOLDERS`), the Judge's variables set as
 "The Judge" says to set them once (pointing at the stand-in), and the few files a page assumes the reader
 already has (`GIVEN`). A command that cannot run offline or here is listed in `NOT_RUN` with the
 reason; a listed command that no page shows any more fails the test, so the list stays true.
+
+Each script or module (`python X.py`, `python -m M`, `python -c`) runs as a real subprocess the
+first time a page shows it; after that, a line that is one plain `python` command runs in this
+process (`run_here`): bash still reads the line as written (the page's `export` lines, quoting,
+comments, `VAR=value` prefixes) through a `python` function that hands back the argv and the
+environment the interpreter would get, and the script then runs as `python` would run it
+(`runpy`, `__main__`, sys.argv, sys.path, the cwd, the environment, captured stdout and stderr,
+the exit status of its `SystemExit`). What differs from a fresh interpreter is only what this one
+has imported already; the first, real subprocess of each script is what proves a fresh one starts
+it. What it saves is the interpreter's start and imports (about 0.3 s of CPU a command, 46
+commands; every page's run folders were compared byte for byte against all-subprocess runs).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import os
 import re
+import runpy
 import shutil
+import signal
 import subprocess
 import sys
+import traceback
+import types
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -143,8 +162,8 @@ def servers():
 def a_run(tmp_path_factory):
     """One --skip-judge run of the example predictions: the runs a page takes as given."""
     out = tmp_path_factory.mktemp("given") / "run"
-    done = subprocess.run([sys.executable, "evaluate.py", "--predictions", EXAMPLE, "--output-dir", str(out),
-                           "--skip-judge", "--quiet"], cwd=ROOT, capture_output=True, text=True)
+    done = run_here(["evaluate.py", "--predictions", EXAMPLE, "--output-dir", str(out), "--skip-judge", "--quiet"],
+                    reader_env({}), ROOT)
     assert done.returncode == 0, done.stderr
     return out
 
@@ -179,27 +198,231 @@ def with_servers(command: str, servers: dict) -> str:
     return command
 
 
+# --- running a shown command: a subprocess, or this process where that is the same --------------
+
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+# One plain `python` command: no pipe, list, redirection, substitution, expansion or glob, so that
+# bash's reading of it (through the `python` function of `BASH_READS`) is all that runs before Python.
+PLAIN_PYTHON = re.compile(r"^(?:[A-Za-z_]\w*=\S*\s+)*python\s")
+SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?\[\]{}~!\\\n]")
+BASH_READS = 'python() { printf "%s\\0" "$#" "$@"; env -0; }'
+# Started as a real subprocess once (`python X.py`, `python -m M`, `python -c`): its entry is proved.
+STARTED: set[str] = set()
+TEST_PATHS = {str(ROOT), str(ROOT / "tests")}  # pyproject's `pythonpath`: on this process's sys.path only
+
+
+def reader_env(extra: dict[str, str]) -> dict[str, str]:
+    """This environment without the reader's own settings, `python` being this interpreter."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("JUDGE_API", "MODEL_API")) and key != "PYTHONPATH"}
+    here = Path(sys.executable).parent
+    if (here / "python").exists():  # not through a version manager's shim (pyenv: 0.1 s of CPU a start)
+        env["PATH"] = f"{here}{os.pathsep}{env.get('PATH', '')}"
+    env.update(extra)
+    return env
+
+
+def entry_of(argv: list[str]) -> str | None:
+    """`X.py`, `-m M` or `-c` for an interpreter argv run here, None for one that takes other options."""
+    if argv and argv[0] in ("-m", "-c") and len(argv) > 1:
+        return argv[0] if argv[0] == "-c" else f"-m {argv[1]}"
+    return argv[0] if argv and argv[0].endswith(".py") and not argv[0].startswith("-") else None
+
+
+def read_by_bash(script: list[str], env: dict[str, str], cwd: Path) -> tuple[list[str], dict[str, str]] | None:
+    """The argv and environment `python` gets from the last line of `script`, as bash reads it."""
+    done = subprocess.run(["bash", "-c", "\n".join(["set -e", *script[:-1], BASH_READS, script[-1]])],
+                          cwd=cwd, env=env, capture_output=True, timeout=60)
+    fields = done.stdout.split(b"\0")
+    if done.returncode != 0 or not fields[0].isdigit():
+        return None
+    count = int(fields[0])
+    argv = [os.fsdecode(field) for field in fields[1:1 + count]]
+    environ = dict(os.fsdecode(field).split("=", 1) for field in fields[1 + count:] if b"=" in field)
+    environ.pop("_", None)  # bash's last argument: /usr/bin/env here, the interpreter's path in a child
+    return argv, environ
+
+
+@contextlib.contextmanager
+def as_a_process(env: dict[str, str], cwd: Path, argv0: str, path0: str):
+    """This process set up as `python` would start: environment, cwd, sys.argv, sys.path, fresh
+    stdout/stderr; all of it and the stop signals' handlers given back afterwards."""
+    saved_env, saved_cwd, saved_argv, saved_path = dict(os.environ), os.getcwd(), sys.argv, sys.path[:]
+    saved_streams = sys.stdout, sys.stderr
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    saved_handlers = {signum: signal.getsignal(signum) for signum in stops}
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True)
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.argv = [argv0]
+    sys.path[:] = [path0] + [entry for entry in saved_path if entry not in TEST_PATHS]
+    sys.stdout, sys.stderr = out, err
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*found in sys.modules after import of package",
+                                    category=RuntimeWarning)  # `-m M` of a module this process imported
+            yield out, err
+    finally:
+        sys.stdout, sys.stderr = saved_streams
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        for signum, handler in saved_handlers.items():  # a script's own process ignores them as it ends
+            signal.signal(signum, handler)
+
+
+def run_here(argv: list[str], env: dict[str, str], cwd: Path) -> Done:
+    """`python ARGV` run in this process (`entry_of(argv)` must be set): exit status, stdout, stderr."""
+    kind = entry_of(argv)
+    assert kind is not None, argv
+    if kind == "-c":
+        argv0, path0 = "-c", ""
+    elif kind.startswith("-m "):
+        argv0, path0 = "-m", str(cwd)
+    else:
+        argv0, path0 = argv[0], os.path.dirname(os.path.realpath(cwd / argv[0]))
+    rest = argv[2:] if kind == "-c" or kind.startswith("-m ") else argv[1:]
+    with as_a_process(env, cwd, argv0, path0) as (out, err):
+        sys.argv += rest
+        try:
+            if kind == "-c":
+                main = types.ModuleType("__main__")
+                saved_main, sys.modules["__main__"] = sys.modules["__main__"], main
+                try:
+                    exec(compile(argv[1], "<string>", "exec"), main.__dict__)
+                finally:
+                    sys.modules["__main__"] = saved_main
+            elif kind.startswith("-m "):
+                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(argv[0], run_name="__main__")
+            status = 0
+        except SystemExit as stop:
+            if stop.code is None or isinstance(stop.code, int):
+                status = (stop.code or 0) & 0xFF
+            else:
+                print(stop.code, file=sys.stderr)
+                status = 1
+        except Exception:  # as the interpreter reports an uncaught exception
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return Done(status, out.buffer.getvalue().decode("utf-8", "replace"),
+                    err.buffer.getvalue().decode("utf-8", "replace"))
+
+
+def run_shown(kind: str, command: str, exported: list[str], env: dict[str, str], cwd: Path) -> Done:
+    """A shown command: a subprocess the first time its script or module runs, else in this process
+    when it is one plain `python` command."""
+    if kind == "python":
+        script, argv = None, ["-c", command]
+    else:
+        script = exported + [command]
+        read = (read_by_bash(script, env, cwd)
+                if PLAIN_PYTHON.match(command) and not SHELL_SYNTAX.search(command) else None)
+        argv, env = read if read else (None, env)
+    entry = entry_of(argv) if argv else None
+    if entry is not None and entry in STARTED:
+        return run_here(argv, env, cwd)
+    if entry is not None:
+        STARTED.add(entry)
+    process = [sys.executable, *argv] if script is None else ["bash", "-c", "\n".join(["set -e", *script])]
+    done = subprocess.run(process, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return Done(done.returncode, done.stdout, done.stderr)
+
+
+def test_bash_reads_a_plain_python_line_as_the_interpreter_would_get_it(tmp_path):
+    exported = ['export A="x  y" # a comment', "export C=$A-z"]
+    argv, env = read_by_bash(exported + ['B=1 D="p q" python x.py --a "q r" \'s\' # comment'], {"PATH": os.environ["PATH"]},
+                             tmp_path)
+    assert argv == ["x.py", "--a", "q r", "s"]
+    assert (env["A"], env["B"], env["C"], env["D"], env["PWD"]) == ("x  y", "1", "x  y-z", "p q", str(tmp_path))
+    assert read_by_bash(['export A="unterminated', "python x.py"], {"PATH": os.environ["PATH"]}, tmp_path) is None
+
+
+# (code, its stdout): what `python -c CODE` does in a process of its own and in this one
+AS_A_PROCESS = [
+    ("import os, sys; print(os.environ['X'], os.getcwd() == os.environ['PWD'], sys.argv, sys.path, __name__);"
+     "print('to stderr', file=sys.stderr); sys.exit(3)", 3),
+    ("import sys; print('out'); sys.exit('a message')", 1),
+    ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+     "print(1); raise ValueError('uncaught')", 1),
+    ("print('ok', end='')", 0),
+    ("import sys; sys.exit(258)", 2),
+]
+
+
+@pytest.mark.parametrize("code, status", AS_A_PROCESS,
+                         ids=["exit-3-env-cwd-argv", "exit-message", "uncaught-signals-ignored", "exit-0", "exit-258"])
+def test_a_command_run_here_ends_as_in_a_process_of_its_own(code, status, tmp_path):
+    env = reader_env({"X": "from-env", "PWD": str(tmp_path)})
+    before = (dict(os.environ), os.getcwd(), sys.argv[:], sys.path[:], sys.stdout, sys.stderr,
+              signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    here = run_here(["-c", code], env, tmp_path)
+    child = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert here.returncode == child.returncode == status
+    assert here.stdout == child.stdout
+    assert here.stderr.splitlines()[-1:] == child.stderr.splitlines()[-1:]
+    assert (dict(os.environ), os.getcwd(), sys.argv, sys.path, sys.stdout, sys.stderr,
+            signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_a_script_and_a_module_run_here_as_python_runs_them(tmp_path):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "tool.py").write_text("import sys; print(__name__, sys.argv, sys.path[0])\n", encoding="utf-8")
+    (tmp_path / "mod_here.py").write_text("import sys; print(__name__, sys.argv[1:], sys.path[0]); sys.exit(4)\n",
+                                          encoding="utf-8")
+    env = reader_env({})
+    script = run_here(["bin/tool.py", "--a", "b"], env, tmp_path)
+    assert (script.returncode, script.stdout) == (0, f"__main__ ['bin/tool.py', '--a', 'b'] {tmp_path / 'bin'}\n")
+    module = run_here(["-m", "mod_here", "--c"], env, tmp_path)
+    assert (module.returncode, module.stdout) == (4, f"__main__ ['--c'] {tmp_path}\n")
+    assert "mod_here" not in sys.modules or sys.modules["mod_here"].__file__ != str(tmp_path / "mod_here.py")
+
+
+def test_only_a_plain_python_line_is_run_here():
+    for line in ("python evaluate.py --a b # c", "A=1 B=... python -m eval.compare a b"):
+        assert PLAIN_PYTHON.match(line) and not SHELL_SYNTAX.search(line)
+    for line in ("python x.py > out", "python x.py | head", "python x.py && python y.py", "python x.py $A",
+                 "python x.py *.jsonl", "cd a; python x.py", "python3 x.py", "nice python x.py", "(python x.py)"):
+        assert not (PLAIN_PYTHON.match(line) and not SHELL_SYNTAX.search(line)), line
+    assert [entry_of(argv) for argv in (["x.py", "-a"], ["-m", "eval.compare"], ["-c", "pass"], ["-P", "x.py"])] == \
+        ["x.py", "-m eval.compare", "-c", None]
+
+
+@pytest.fixture(scope="module")
+def reader_cache(tmp_path_factory):
+    """One INSTTRANS_CACHE_DIR for the pages, as a reader has one: the derived CMU table is built
+    by the first run that counts syllables (0.3 s) and read by the others."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
-def test_every_command_a_page_shows_runs_as_written(page, tmp_path, servers, a_run):
+def test_every_command_a_page_shows_runs_as_written(page, tmp_path, servers, a_run, reader_cache):
     commands = [(kind, command) for kind, command in shown_commands(page) if not not_run_reason(command)]
     if not commands:
         return
     folder = scratch_folder(tmp_path, page, a_run)
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("JUDGE_API", "MODEL_API")) and key != "PYTHONPATH"}
-    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", INSTTRANS_CACHE_DIR=str(tmp_path / "cache"),
-               JUDGE_API_BASE=servers["judge"], JUDGE_API_KEY="reader-key")  # set up once, as the README says
+    env = reader_env(dict(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", INSTTRANS_CACHE_DIR=str(reader_cache),
+                          JUDGE_API_BASE=servers["judge"], JUDGE_API_KEY="reader-key"))  # once, as the README says
     exported: list[str] = []  # a page's `export` lines hold for its later commands, as in a shell
     for kind, command in commands:
-        if kind == "python":
-            argv = [sys.executable, "-c", command]
-        else:
+        if kind == "shell":
             command = with_servers(command, servers)
             if command.startswith("export "):
                 exported.append(command)
                 continue
-            argv = ["bash", "-c", "set -e\n" + "\n".join(exported + [command])]
-        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+        done = run_shown(kind, command, exported, env, folder)
         assert done.returncode == 0, f"{page.name}: `{command}` exited {done.returncode}\n{done.stderr[-3000:]}"
 
 
@@ -223,9 +446,15 @@ def inline_targets(page: Path) -> list[str]:
 
 
 @functools.cache
-def help_of(script: str) -> subprocess.CompletedProcess:
-    """`python SCRIPT --help`, started once per script however many pages name it."""
-    return subprocess.run([sys.executable, script, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+def help_of(script: str) -> Done:
+    """`python SCRIPT --help`, once per script however many pages name it: a subprocess unless a
+    page's command started the script as one already (`STARTED`)."""
+    if script in STARTED:
+        return run_here([script, "--help"], reader_env({}), ROOT)
+    STARTED.add(script)
+    done = subprocess.run([sys.executable, script, "--help"], cwd=ROOT, env=reader_env({}), capture_output=True,
+                          text=True, timeout=120)
+    return Done(done.returncode, done.stdout, done.stderr)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
