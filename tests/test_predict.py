@@ -22,6 +22,7 @@ from eval.providers.openai_api import CHAT, RESPONSES, responses_input
 from eval.inputs.system_meta import inputs_sha256, load_system_meta, meta_path_for, system_signature_part, system_summary
 from judge_server import refused_base_url
 from model_server import ModelServer, reference_rows
+from quick_health import quick_health
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-model-test-0123456789abcdef"
@@ -273,7 +274,8 @@ def test_the_key_is_written_nowhere(tmp_path):
 # Resume, torn lines, changed settings
 # ---------------------------------------------------------------------------------------------
 
-def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path):
+def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path, monkeypatch):
+    quick_health(monkeypatch, backoff_s=0.01)  # retries and probes hundredths of a second apart (tests/quick_health.py)
     with ModelServer(ROWS, die_after=3) as dying:  # it answered: the whole deadline, here 0.5 s
         with pytest.raises(HarnessError) as stopped:
             predict(dying, tmp_path, concurrency=1, deadline_s=0.5)
