@@ -163,6 +163,7 @@ def test_a_timeout_longer_than_the_deadline_still_bounds_the_run_and_the_hint_na
         elapsed = time.monotonic() - started
     assert elapsed < 1.0 + 0.5 + 2.5, elapsed  # one timeout, then retries cut to what is left of the deadline
     assert "no complete answer within" in str(caught.value) and "--judge-timeout" in caught.value.hint
+    assert "what was left of the run's deadline" in str(caught.value)  # the retry was cut, not given the whole 1 s
 
 
 def test_a_server_refusing_a_parameter_with_a_500_is_one_configuration_error_in_its_own_words(tmp_path):
