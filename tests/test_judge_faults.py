@@ -173,14 +173,16 @@ def test_a_quiet_run_says_why_it_waits_on_stderr(tmp_path, capfd, quick):
 @pytest.mark.parametrize("header", ["retry-after", "retry-after-ms", "x-ratelimit-reset-requests",
                                     "llm_provider-retry-after", "retry-after-date", None])
 def test_a_rate_limited_run_completes_with_every_header_spelling_or_none(tmp_path, header, quick):
-    """80 prompts at 45 a window: one burst of 429s (the whole-second spellings pause a second)."""
+    """80 prompts at 40 a second: one burst of 429s (a whole second for the whole-second spellings)."""
     batch = items(60)
-    limiter = RateLimit(45, header, window=0.5)
+    limiter = RateLimit(40, header, window=1.0)
     with JudgeServer(limiter, latency=0.01) as server:
         results, block = judge_instances(batch, settings_for(server.base_url, max_retries=0), tmp_path / "c.sqlite",
                                          progress=False)
     needed = prompts_of(batch)
-    assert len(results) == len(batch) and block["rate_limited"] == limiter.rejected > 0
+    assert len(results) == len(batch) and block["rate_limited"] == limiter.rejected
+    # a burst of 429s was met; with OpenAI's headers the client may pause at "remaining 0" before any
+    assert limiter.rejected > 0 or header == "x-ratelimit-reset-requests"
     assert needed <= len(server.requests) <= 2.5 * needed and block["calls"] == len(server.requests)
 
 

@@ -383,7 +383,7 @@ def test_an_insufficient_quota_429_is_a_rejection():
 
 @pytest.mark.parametrize("header", ["retry-after-ms", "x-ratelimit-reset-requests", "llm_provider-retry-after", None])
 def test_a_rate_limit_is_completed_without_giving_up(header):
-    limiter = RateLimit(30, header, window=0.25)  # 60 requests: one burst of 429s (a whole second for LiteLLM's)
+    limiter = RateLimit(20, header, window=0.5)
     with JudgeServer(limiter, latency=0.01) as server:
         health = health_for(server.base_url, max_concurrency=8)
         outcomes = asyncio.run(send_many(server.base_url, 60, health, max_retries=0, concurrency=8))
