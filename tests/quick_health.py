@@ -9,8 +9,10 @@ for cool-downs ends in a fraction of a second, and returns the list of what was 
 still check the settings the product passed.
 
 `virtual_pauses=True` also makes an announced 429 pause pass at once on the health's own clock
-(the clock jumps to the pause's end as it is recorded): for a test about the announcement or what
-follows, not the pause's length, which only a single-request run may use (every waiter resumes).
+(the clock jumps to the pause's end as it is recorded, and `skew` says by how much): for a test
+about the announcement or what follows, not the pause's length. The jump moves everything timed on
+that clock (the breaker, the no-success deadline) with it, so it suits a run whose deadline is far
+longer than its pauses; the request timeouts and the Judge's watcher keep real time.
 """
 
 from __future__ import annotations
