@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # annotations only; the module is imported where it is used
 ABORT_GRACE_S = 10.0  # after an abort, requests in flight may still land their verdicts for this long
 QUIET_STATE_EVERY_S = 10.0  # --quiet: a notice this often while the run is held up
 QUIET_PROGRESS_EVERY_S = 60.0  # --quiet: a progress line this often otherwise
+WATCH_EVERY_S = 1.0  # how often the state line is refreshed (and --quiet's notices considered)
 REPAIR_VERSION = "repair-1"  # the repair message's version (signature, summary), SPEC §10
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -571,7 +572,7 @@ async def _watch(session: JudgeSession, total: int, quiet: bool) -> None:
     long wait is never silent (a notice when the run is held up, and a progress line now and then)."""
     last_notice = time.monotonic()
     while True:
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(WATCH_EVERY_S)
         _refresh_bar(session)
         if not quiet:
             continue

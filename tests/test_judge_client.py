@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import replace
 
@@ -16,6 +17,7 @@ from eval.config import JudgeSettings
 from eval.providers.openai_api import public_host
 from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.insttrans.verdicts import JudgeItem
+from quick_health import quick_health
 from judge_server import (
     JudgeServer,
     Reply,
@@ -29,6 +31,13 @@ from judge_server import (
 KEY = "sk-judge-test-0123456789abcdef"
 STYLE = ("style_consistency", "译文语体：正式，全文保持一致")
 COREF = ("coref_resolution", '指代一致：文中的"她"均指林晓')
+
+
+@pytest.fixture
+def quick(monkeypatch):
+    """The run's provider health with short cool-downs (tests/quick_health.py): a 429 before any
+    success waits 0.05, 0.1, 0.2 s between probes instead of 1, 2, 4 s."""
+    return quick_health(monkeypatch)
 
 
 def make_item(case_id: str, prediction: str = "Hello.", soft=(STYLE,)) -> JudgeItem:
@@ -160,7 +169,7 @@ def flaky_handler(failures: list[Reply]):
     [Reply(delay=2.0)],
     [Reply(200, {"error": {"message": "upstream overloaded"}})],  # a failure reported inside a 200
 ])
-def test_transient_failures_are_retried_and_give_the_same_scores(tmp_path, failures):
+def test_transient_failures_are_retried_and_give_the_same_scores(tmp_path, failures, quick):
     with JudgeServer(flaky_handler(failures)) as server:
         results, block = run(server, tmp_path, concurrency=1, timeout=0.5)
     assert simplified(results) == EXPECTED
@@ -168,7 +177,7 @@ def test_transient_failures_are_retried_and_give_the_same_scores(tmp_path, failu
     assert len(server.requests) == N_REQUESTS + len(failures)
 
 
-def test_retry_after_is_honoured(tmp_path):
+def test_retry_after_is_honoured(tmp_path, quick):
     with JudgeServer(flaky_handler([Reply(429, "wait", {"Retry-After": "0.3"})])) as server:
         run(server, tmp_path, items=[ITEMS[2]], concurrency=1, backoff=0.0)
     first, second = server.requests[:2]
@@ -269,7 +278,7 @@ def test_identical_requests_in_flight_are_sent_once(tmp_path):
 
 def test_concurrency_is_bounded(tmp_path):
     items = [make_item(f"n{i}") for i in range(12)]
-    with JudgeServer(latency=0.1) as server:
+    with JudgeServer(latency=0.05) as server:
         run(server, tmp_path, items=items, concurrency=3)
     assert 1 < server.max_in_flight <= 3  # parallel, never past the bound (exactly 3 unless the machine stalls)
 
@@ -308,21 +317,24 @@ def test_a_prompt_too_long_for_the_judge_aborts_naming_the_case(tmp_path):
 
 
 def test_the_quiet_progress_line_counts_the_verdicts_done(tmp_path, monkeypatch, capsys):
-    """Without a bar, a line now and then says how many verdicts are done: here, after a second,
-    all but d's two, which are held for 2.5 s."""
+    """Without a bar, a line now and then says how many verdicts are done: here one every 0.05 s
+    (1 s in use), counting up, and while d's two are held for 1 s, all but those two."""
     import eval.judge_client as judge_client
     monkeypatch.setattr(judge_client, "QUIET_PROGRESS_EVERY_S", 0.0)
     monkeypatch.setattr(judge_client, "QUIET_STATE_EVERY_S", 0.0)
+    monkeypatch.setattr(judge_client, "WATCH_EVERY_S", 0.05)
 
     def handler(request):
         reply = default_handler(request)
-        reply.delay = 2.5 if "(d)" in candidate_of(request.prompt) else 0.0
+        reply.delay = 1.0 if "(d)" in candidate_of(request.prompt) else 0.0
         return reply
     with JudgeServer(handler) as server:
         results, _ = run(server, tmp_path, concurrency=8)
     assert simplified(results) == EXPECTED
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Judge: ")]
-    assert lines and lines[0].startswith(f"Judge: {N_REQUESTS - 2}/{N_REQUESTS} done, 2 in flight")
+    done = [int(re.match(r"Judge: (\d+)/", line).group(1)) for line in lines]
+    assert lines and done == sorted(done)
+    assert any(line.startswith(f"Judge: {N_REQUESTS - 2}/{N_REQUESTS} done, 2 in flight") for line in lines)
 
 
 def test_after_an_abort_verdicts_in_flight_land_within_the_grace_and_no_later(tmp_path, monkeypatch):
@@ -351,7 +363,9 @@ def test_after_an_abort_verdicts_in_flight_land_within_the_grace_and_no_later(tm
 
 
 @pytest.mark.parametrize("progress", [True, False])
-def test_a_provider_notice_reaches_stderr_with_and_without_the_bar(tmp_path, capsys, progress):
+def test_a_provider_notice_reaches_stderr_with_and_without_the_bar(tmp_path, capsys, progress, monkeypatch):
+    built = quick_health(monkeypatch, virtual_pauses=True)  # the announced 2 s pass at once on the health's clock
+
     def handler(request):
         if len(server.requests) == 1:
             return Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "2"})
@@ -360,5 +374,5 @@ def test_a_provider_notice_reaches_stderr_with_and_without_the_bar(tmp_path, cap
         settings = JudgeSettings(model="gpt-5.6-sol", api_base=server.base_url, api_key=KEY, concurrency=1,
                                  max_retries=3, timeout=5.0, backoff=0.001, backoff_max=0.01)
         results, _ = judge_instances(ITEMS[:1], settings, tmp_path / "cache.sqlite", progress=progress)
-    assert simplified(results) == {"a": EXPECTED["a"]}
+    assert simplified(results) == {"a": EXPECTED["a"]} and built[0].skew >= 1.9
     assert f"Judge: rate limited by {public_host(server.base_url)}, resuming in 2 s" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from eval.providers.openai_api import CHAT, RESPONSES, responses_input
 from eval.inputs.system_meta import inputs_sha256, load_system_meta, meta_path_for, system_signature_part, system_summary
 from judge_server import refused_base_url
 from model_server import ModelServer, reference_rows
+from quick_health import quick_health
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-model-test-0123456789abcdef"
@@ -273,10 +274,11 @@ def test_the_key_is_written_nowhere(tmp_path):
 # Resume, torn lines, changed settings
 # ---------------------------------------------------------------------------------------------
 
-def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path):
-    with ModelServer(ROWS, die_after=3) as dying:
+def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path, monkeypatch):
+    quick_health(monkeypatch, backoff_s=0.01)  # retries and probes hundredths of a second apart (tests/quick_health.py)
+    with ModelServer(ROWS, die_after=3) as dying:  # it answered: the whole deadline, here 0.5 s
         with pytest.raises(HarnessError) as stopped:
-            predict(dying, tmp_path, concurrency=1)
+            predict(dying, tmp_path, concurrency=1, deadline_s=0.5)
     assert stopped.value.exit_status == 3
     first = [line["case_id"] for line in lines_of(tmp_path / "predictions.jsonl")]
     assert first == ["c1", "c2", "c3"]
@@ -402,7 +404,7 @@ def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path):
 def test_a_dead_or_hung_server_ends_the_run_within_the_deadline(tmp_path, mode):
     with ModelServer(ROWS, mode=mode) as server:
         start = time.monotonic()
-        done = run_cli(["--deadline", "2", "--timeout", "1", "--concurrency", "2"], server.base_url, tmp_path)
+        done = run_cli(["--deadline", "1", "--timeout", "0.5", "--concurrency", "2"], server.base_url, tmp_path)
         elapsed = time.monotonic() - start
     assert done.returncode == 3, done.stderr
     assert f"127.0.0.1:{server.port}" in done.stderr
@@ -414,8 +416,8 @@ def test_a_dead_or_hung_server_ends_the_run_within_the_deadline(tmp_path, mode):
         # a request started as the run gave up may end before the stand-in has read it whole: at most
         # one per concurrent slot (2) goes unrecorded, and none is counted that was never started
         assert 2 <= received <= sent <= received + 2
-        assert "no complete answer within 1 s" in done.stderr or "the request timeout is 1 s" in done.stderr
-    assert elapsed < 25  # 2 s deadline + probe timeouts + interpreter start, with room for a loaded machine
+        assert "no complete answer within 0.5 s" in done.stderr or "the request timeout is 0.5 s" in done.stderr
+    assert elapsed < 25  # 1 s deadline + probe timeouts + interpreter start, with room for a loaded machine
 
 
 def test_a_rejected_key_is_one_line_with_exit_2(tmp_path):

@@ -28,6 +28,7 @@ from eval.sandglass.prompt import render_judge_prompt
 from eval.sandglass.rows import render_messages, target_syllables, validate_sandglass_rows
 from eval.scoring.score_rows import row_from_dict
 from judge_server import JudgeServer, Reply, candidate_of, default_handler
+from quick_health import quick_health
 from eval.sandglass.metrics import OUTPUT_FIELDS
 from eval.sandglass.prompt import PROMPT_VERSION
 
@@ -504,6 +505,7 @@ def test_score_rows_keep_their_judge_reply_and_the_explorer_shows_it(judged_file
 
 
 def test_exhausted_provider_failures_abort_with_status_3(judged_files, monkeypatch, capfd):
+    quick_health(monkeypatch)  # the breaker's probe after 0.05 s, not 1 s (tests/quick_health.py)
     with JudgeServer(lambda request: Reply(503, {"error": {"message": "busy"}})) as server:
         status = judged_run(server, judged_files, monkeypatch, "--judge-max-retries", "1")
     assert status == 3 and "kept failing" in capfd.readouterr().err

@@ -1,0 +1,60 @@
+"""Short provider pauses for the tests that run the Judge or predict.py against a stand-in.
+
+The Judge and predict.py build their `ProviderHealth` with its defaults: a breaker cool-down of 1 s
+doubling to 8 s, a 5 s start-up deadline, a 0.5 s blind pause. The behaviour those settings time is
+tested in tests/test_provider.py with short settings; a test of what the Judge or predict.py does
+with a fault (abort, hint, cache, resume) only needs the same behaviour sooner. `quick_health`
+makes both build their health with `QUICK` (a test's own values win), so a run that waited 3 to 7 s
+for cool-downs ends in a fraction of a second, and returns the list of what was built, so a test can
+still check the settings the product passed.
+
+`virtual_pauses=True` also makes an announced 429 pause pass at once on the health's own clock
+(the clock jumps to the pause's end as it is recorded, and `skew` says by how much): for a test
+about the announcement or what follows, not the pause's length. The jump moves everything timed on
+that clock (the breaker, the no-success deadline) with it, so it suits a run whose deadline is far
+longer than its pauses; the request timeouts and the Judge's watcher keep real time.
+"""
+
+from __future__ import annotations
+
+import time
+
+QUICK = {"cooldown_s": 0.05, "cooldown_max_s": 0.4, "startup_deadline_s": 0.5, "blind_pause_s": 0.05}
+
+
+def quick_class(*, virtual_pauses: bool = False, **timing) -> type:
+    """ProviderHealth with `QUICK` timings under the product's own settings (`passed` keeps those)."""
+    from eval.providers.health import ProviderHealth
+
+    class QuickHealth(ProviderHealth):
+        def __init__(self, *args, **settings):
+            self.passed = dict(settings)  # what the caller asked for, before the quick values
+            self.skew = 0.0  # how far the virtual pauses moved the clock
+            if virtual_pauses:
+                settings.setdefault("clock", lambda: time.monotonic() + self.skew)
+            super().__init__(*args, **{**QUICK, **timing, **settings})
+
+        async def record_rate_limit(self, ticket, wait_s, cause="HTTP 429"):
+            await super().record_rate_limit(ticket, wait_s, cause)
+            if virtual_pauses:  # the waiters look at the clock only after this returns (one event loop)
+                self.skew += max(0.0, self.paused_until - self.clock())
+
+    return QuickHealth
+
+
+def quick_health(monkeypatch, *, virtual_pauses: bool = False, **timing) -> list:
+    """Patch the ProviderHealth the Judge and predict.py build; the list fills with each one built."""
+    import eval.judge_client
+    import eval.providers.health as health
+
+    built: list = []
+    base = quick_class(virtual_pauses=virtual_pauses, **timing)
+
+    class Recorded(base):
+        def __init__(self, *args, **settings):
+            super().__init__(*args, **settings)
+            built.append(self)
+
+    monkeypatch.setattr(eval.judge_client, "ProviderHealth", Recorded)
+    monkeypatch.setattr(health, "ProviderHealth", Recorded)  # predict.py imports it when it runs
+    return built
