@@ -13,8 +13,12 @@ from typing import Callable
 from eval.errors import HarnessError
 
 
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived: stop like Ctrl-C (SPEC §11), exiting 128 + the signal number."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: stop like Ctrl-C (SPEC §11), exiting 128 + the signal number.
+
+    A KeyboardInterrupt because asyncio passes on only that and SystemExit: any other exception
+    raised by a handler that runs inside a socket write is logged as a transport error and lost,
+    and the run would go on to write its results."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
@@ -52,14 +56,14 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         print(f"error: the Judge cache cannot be used ({type(error).__name__}: {error})\n"
               "  hint: point --judge-cache at a new file, or delete the broken one", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
-        return 130
-    except Terminated as stop:
+    except Terminated as stop:  # before KeyboardInterrupt, its base
         name = signal.Signals(stop.signum).name
         print(f"stopped by {name}: no result was written (Judge verdicts received so far stay in the cache)",
               file=sys.stderr)
         return 128 + stop.signum
+    except KeyboardInterrupt:
+        print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
+        return 130
     finally:
         for signum, handler in previous.items():
             # a script's own process is about to exit: a late signal changes nothing any more, so it

@@ -169,6 +169,41 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
     assert len(server.requests) == N_REQUESTS - kept
 
 
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
+def test_a_stop_signal_landing_inside_an_asyncio_socket_write_still_stops_the_run(signum, status, capsys):
+    """asyncio logs and drops any exception a socket write raises but KeyboardInterrupt and
+    SystemExit ("Fatal write error on socket transport"): a SIGTERM or SIGHUP whose handler ran
+    there was lost, and the run went on to write its results (seen under load)."""
+    import asyncio
+    import socket
+
+    class SignalledWhileSending(socket.socket):
+        def send(self, data, *flags):
+            signal.raise_signal(signum)  # its handler runs here, inside the transport's write
+            return super().send(data, *flags)
+
+    def main(argv):
+        async def write_and_finish():
+            mine, theirs = socket.socketpair()
+            sock = SignalledWhileSending(mine.family, mine.type, fileno=mine.detach())
+            transport, _ = await asyncio.get_running_loop().create_connection(asyncio.Protocol, sock=sock)
+            try:
+                transport.write(b"request")
+                await asyncio.sleep(0)
+            finally:
+                transport.close()
+                theirs.close()
+            return 0  # a lost signal: the run finishes and would write its results
+
+        return asyncio.run(write_and_finish())
+
+    assert run_cli(main, []) == status
+    assert capsys.readouterr().err.startswith("interrupted" if signum == signal.SIGINT else
+                                              f"stopped by {signal.Signals(signum).name}")
+
+
 SCORE_ROW_KEYS = {"case_id", "source_lang", "target_lang", "scenario", "domain", "constraint_ids", "status",
                   "constraints", "hard_pass", "soft_mean", "if_score", "quality", "quality_detail"}
 SUMMARY_KEYS = {"harness_version", "benchmark", "scorer_version", "formal", "non_formal_reasons", "data", "predictions", "rule_set", "judge",

@@ -587,3 +587,25 @@ def test_a_server_without_a_models_list_still_names_its_engine_by_header(tmp_pat
         result = predict(server, tmp_path)
     assert result.meta["engine"] == {"header.server": "stand-in-engine/1.0", "header.x-stand-in": ModelServer.identity}
     assert result.meta["counts"]["answered"] == 6
+
+
+@pytest.mark.parametrize("stop, status, words", [
+    (KeyboardInterrupt(), 130, "interrupted before any request"),
+    (None, 143, "stopped by SIGTERM before any request"),
+])
+def test_a_stop_before_the_asking_loop_names_its_signal_and_changes_nothing(tmp_path, monkeypatch, capsys, stop,
+                                                                            status, words):
+    from eval.exits import Terminated
+    from eval.prediction import command
+
+    def stopped(*args, **kwargs):
+        raise stop if stop is not None else Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(command, "run_predict", stopped)
+    monkeypatch.setenv("MODEL_API_BASE", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MODEL_API_KEY", KEY)
+    argv = ["--inputs", str(write_inputs(tmp_path / "inputs.jsonl")), "--output", str(tmp_path / "p.jsonl"),
+            "--model", "m", "--quiet"]
+    assert command.main(argv) == status
+    assert capsys.readouterr().err == f"{words}: nothing was changed\n"
+    assert not (tmp_path / "p.jsonl").exists()
