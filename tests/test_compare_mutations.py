@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import evaluate
+import eval.compare
 from eval.compare import main as compare_main
 from eval.compare import strict_json
 from eval.exits import run_cli
@@ -212,10 +213,32 @@ def run_leaderboard(capsys, a: Path, b: Path, out: Path, what: str) -> int:
     return status
 
 
+@pytest.fixture
+def base_read_once(monkeypatch):
+    """compare reads run A, the unchanged base, afresh for every mutation (twice with --html): the
+    same bytes each time. Read it once per test instead (`read_once(path)`); every mutated folder is
+    read as compare reads it. The test checks at its end that the base read then equals a fresh read."""
+    real, kept, cached = eval.compare.load_run, set(), {}
+
+    def load_run(path, name=None):
+        key = (Path(path), name)
+        if Path(path) not in kept:
+            return real(path, name)
+        if key not in cached:
+            cached[key] = real(path, name)
+        return cached[key]
+
+    monkeypatch.setattr(eval.compare, "load_run", load_run)
+    yield kept.add
+    for (path, name), run in cached.items():
+        assert run == real(path, name), f"compare changed its reading of {path}"
+
+
 @pytest.mark.parametrize("base", [f"{name}-{kind}" for name in BASES for kind in ("offline", "judged")])
-def test_seeded_mutations_end_in_a_result_or_one_line(base_runs, base, tmp_path, capsys):
+def test_seeded_mutations_end_in_a_result_or_one_line(base_runs, base, tmp_path, capsys, base_read_once):
     a = base_runs[base]
     assert run_compare(capsys, a, a, tmp_path, "unchanged") == 0  # the base itself compares
+    base_read_once(a)
     rng = random.Random(f"{SEED}-{base}")
     outcomes = {0: 0, 2: 0}
     for number in range(MUTATIONS_PER_RUN):

@@ -3,8 +3,8 @@
 The fence of SPEC §10 is found by a scanner, not by its pattern (cubic in a run of whitespace);
 the two are compared on generated replies, as is the whole verdict reading before and after.
 Every validator of the three benchmarks (harness and release readers) is timed on the hostile
-shapes at n, 2n and 4n characters: linear doubles, a quadratic parse quadruples, the old fence
-gave ×8 per doubling. A number too long for Python is an invalid verdict (a repair turn), never
+shapes at n and 4n characters: linear gives ×4, a quadratic parse ×16, the old fence gave
+×64. A number too long for Python is an invalid verdict (a repair turn), never
 an "unexpected error". Figures: `python -m scripts.bench_hostile --judge` (docs/testing.md).
 """
 
@@ -245,9 +245,9 @@ def test_no_8_character_piece_of_a_key_survives_and_nothing_else_changes():
 
 # --- every parse of a reply near-linear ------------------------------------------------------
 
-DOUBLING_LIMIT = 3.0  # per doubling of the reply: linear gives 2, quadratic 4, the old fence 8
-MEASURE_S = 0.008  # each timing repeats the parse until the smallest size takes about this long
-SIZES = (8_000, 16_000, 32_000)
+GROWTH_LIMIT = 9.0  # over a fourfold reply: linear gives 4, quadratic 16, the old fence 64
+MEASURE_S = 0.004  # each timing repeats the parse until the smaller size takes about this long
+SIZES = (8_000, 32_000)
 
 
 def _times(functions: list, repeat: int) -> list[float]:
@@ -283,32 +283,32 @@ def _parse(validate, reply):
 
 
 def _growth(functions: list) -> list[float]:
-    """Times of the functions (sizes n, 2n, 4n); measured again, up to three times in all, while
-    4n takes more than DOUBLING_LIMIT² times n: a super-linear parse fails every time, a busy
+    """Times of the functions (sizes n, 4n); measured again, up to three times in all, while
+    4n takes more than GROWTH_LIMIT times n: a super-linear parse fails every time, a busy
     spell of the shared machine seldom three times running."""
     for _ in range(3):
         times = _times(functions, _repeat_for(functions[0]))
-        if times[2] <= DOUBLING_LIMIT ** 2 * times[0]:
+        if times[1] <= GROWTH_LIMIT * times[0]:
             break
     return times
 
 
 @pytest.mark.parametrize("shape", list(JUDGE_SHAPES))
 def test_each_validator_grows_linearly_on_a_hostile_reply(shape):
-    """Sizes n, 2n, 4n below the 64 KB reply cap; 4n may take at most DOUBLING_LIMIT² times n."""
+    """Sizes n and 4n below the 64 KB reply cap; 4n may take at most GROWTH_LIMIT times n."""
     build = JUDGE_SHAPES[shape]
     for name, validate in judge_validators().items():
         times = _growth([_parse(validate, build(size)) for size in SIZES])
-        assert times[2] <= DOUBLING_LIMIT ** 2 * times[0], (shape, name, times)
+        assert times[1] <= GROWTH_LIMIT * times[0], (shape, name, times)
 
 
 def test_redaction_grows_linearly():
     key = "sk-" + "".join(random.Random(1).choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(160))
     for token in ("abcdefgh", key[:7] + "!", "a b c d "):
         functions = [lambda size=size: without_secrets((token * (size // len(token) + 1))[:size], (key,))
-                     for size in (16_000, 32_000, 64_000)]
+                     for size in (16_000, 64_000)]
         times = _growth(functions)
-        assert times[2] <= DOUBLING_LIMIT ** 2 * times[0], (token, times)
+        assert times[1] <= GROWTH_LIMIT * times[0], (token, times)
 
 
 # --- provider text outside the reply: an announced wait ----------------------------------------
@@ -346,6 +346,6 @@ def test_a_reset_header_of_digits_reads_in_linear_time():
     retried every start of the digits (8,000 took 4.6 s, in the event loop)."""
     from eval.providers.health import _duration_seconds
 
-    functions = [lambda size=size: _duration_seconds("1" * size + "x") for size in (4_000, 8_000, 16_000)]
+    functions = [lambda size=size: _duration_seconds("1" * size + "x") for size in (4_000, 16_000)]
     times = _growth(functions)
-    assert times[2] <= DOUBLING_LIMIT ** 2 * times[0], times
+    assert times[1] <= GROWTH_LIMIT * times[0], times
