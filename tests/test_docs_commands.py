@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import json
 import os
 import re
 import runpy
@@ -214,7 +215,18 @@ SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?\[\]{}~!\\\n]")
 BASH_READS = 'python() { printf "%s\\0" "$#" "$@"; env -0; }'
 # Started as a real subprocess once (`python X.py`, `python -m M`, `python -c`): its entry is proved.
 STARTED: set[str] = set()
-TEST_PATHS = {str(ROOT), str(ROOT / "tests")}  # pyproject's `pythonpath`: on this process's sys.path only
+PATH_SETTINGS = ("PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONUSERBASE")
+
+
+@functools.cache
+def interpreter_path(settings: tuple[tuple[str, str], ...]) -> list[str]:
+    """sys.path after its first entry as a fresh `python` under these PATH_SETTINGS has it: this
+    worker's own differs (pyproject's `pythonpath`, test folders pytest put first, entries that
+    other test files added)."""
+    env = {key: value for key, value in os.environ.items() if key not in PATH_SETTINGS} | dict(settings)
+    done = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"], env=env,
+                          capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(done.stdout)
 
 
 def reader_env(extra: dict[str, str]) -> dict[str, str]:
@@ -263,7 +275,7 @@ def as_a_process(env: dict[str, str], cwd: Path, argv0: str, path0: str):
     os.environ.update(env)
     os.chdir(cwd)
     sys.argv = [argv0]
-    sys.path[:] = [path0] + [entry for entry in saved_path if entry not in TEST_PATHS]
+    sys.path[:] = [path0] + interpreter_path(tuple(sorted((key, env[key]) for key in PATH_SETTINGS if key in env)))
     sys.stdout, sys.stderr = out, err
     try:
         with warnings.catch_warnings():
