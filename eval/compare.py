@@ -555,6 +555,13 @@ def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAUL
             force: bool = False) -> dict:
     """Every run against the first; the top-level `signature_check`, `metrics` and
     `by_constraint` are those of the first comparison, all of them are in `comparisons`."""
+    return compare_read(paths, seed, resamples, force)[0]
+
+
+def compare_read(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+                 force: bool = False) -> tuple[dict, list[Run]]:
+    """`compare`, and the runs it read, for a page that shows them too (read once: a run's
+    scores.jsonl can be large)."""
     if len(paths) < 2:
         raise CompareError("give at least two runs", "python -m eval.compare RUN_A RUN_B")
     if resamples < 100:
@@ -571,7 +578,7 @@ def compare(paths: list[Path], seed: int = DEFAULT_SEED, resamples: int = DEFAUL
         "signature_check": first["signature_check"], "metrics": first["metrics"],
         "by_constraint": first["by_constraint"], "judge_agreement": first["judge_agreement"],
         "comparisons": comparisons,
-    }
+    }, runs
 
 
 def result_json(result: dict) -> str:
@@ -693,13 +700,12 @@ def main(argv: list[str] | None = None) -> int:
 
     def run(arguments: list[str] | None) -> int:
         args = build_parser().parse_args(arguments)
-        result = compare(args.runs, seed=args.seed, resamples=args.resamples, force=args.force)
+        result, runs = compare_read(args.runs, seed=args.seed, resamples=args.resamples, force=args.force)
         text = result_json(result) if args.json else None  # checked before anything is printed
         page = None
         if args.html:
             from eval.reports.compare_html import check_page_rows, render_compare_html
 
-            runs = [load_run(path, name) for path, name in zip(args.runs, run_names(args.runs))]
             try:
                 page = render_compare_html(result, runs)
             except BROKEN as error:

@@ -678,3 +678,20 @@ def test_a_line_metric_is_paired_only_where_both_summaries_report_it(tmp_path):
     summary["overall"]["slope"] = None
     (b / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     assert "slope" not in compare([a, b], resamples=100)["metrics"]
+
+
+def test_the_cli_reads_each_run_once_with_html_and_json(tmp_path, monkeypatch, capsys):
+    """The page shows the runs compare read: they are read once (a run's scores.jsonl can be large)."""
+    import eval.compare
+
+    predictions = ROOT / "data" / "example_predictions.jsonl"
+    _evaluate(["--skip-judge", "--limit", "30", "--predictions", str(predictions), "--output-dir", str(tmp_path / "a")])
+    _evaluate(["--skip-judge", "--limit", "30", "--predictions", str(_perturbed(predictions, tmp_path / "w.jsonl")),
+               "--output-dir", str(tmp_path / "b")])
+    real, reads = eval.compare.load_run, []
+    monkeypatch.setattr(eval.compare, "load_run", lambda path, name=None: reads.append(Path(path)) or real(path, name))
+    assert eval.compare.main([str(tmp_path / "a"), str(tmp_path / "b"), "--resamples", "200", "--html",
+                              str(tmp_path / "c.html"), "--json", str(tmp_path / "c.json")]) == 0
+    assert sorted(reads) == [tmp_path / "a", tmp_path / "b"]
+    assert [run["name"] for run in json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))["runs"]] == ["a", "b"]
+    assert (tmp_path / "c.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html>")
