@@ -215,7 +215,7 @@ def run_leaderboard(capsys, a: Path, b: Path, out: Path, what: str) -> int:
 
 @pytest.fixture
 def base_read_once(monkeypatch):
-    """compare reads run A, the unchanged base, afresh for every mutation (twice with --html): the
+    """compare reads run A, the unchanged base, afresh for every mutation: the
     same bytes each time. Read it once per test instead (`read_once(path)`); every mutated folder is
     read as compare reads it. The test checks at its end that the base read then equals a fresh read."""
     real, kept, cached = eval.compare.load_run, set(), {}
