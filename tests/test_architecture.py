@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "eval").rglob("*.py")) + [ROOT / "evaluate.py", ROOT / "prepare_inputs.py"]
@@ -51,25 +54,46 @@ def tree_of(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
-def runtime_imports(path: Path, known: set[str], type_only_too: bool = False) -> set[str]:
-    """Harness modules `path` imports at run time, anywhere in the file (and, with
+@lru_cache(maxsize=None)
+def nodes_of(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of `tree`, walked once: the checks below each read every node of every module,
+    and walking the trees again for each check was most of this file's time."""
+    return tuple(ast.walk(tree))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _drop_the_trees() -> Iterator[None]:
+    """The parsed trees are this file's alone: freed at its end, they do not slow the garbage
+    collector of the worker that runs the next file."""
+    yield
+    for cached in (tree_of, nodes_of, _imported_names, _defined_and_imported):
+        cached.cache_clear()
+
+
+@lru_cache(maxsize=None)
+def _imported_names(path: Path, type_only_too: bool) -> frozenset[str]:
+    """Every module (and `module.name`) `path` imports, anywhere in the file (and, with
     `type_only_too`, those it imports for type checkers only)."""
     tree = tree_of(path)
     type_only = set() if type_only_too else {
-        id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+        id(node) for block in nodes_of(tree) if isinstance(block, ast.If)
         and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
         for statement in block.body for node in ast.walk(statement)}
-    found = set()
-    for node in ast.walk(tree):
+    found: set[str] = set()
+    for node in nodes_of(tree):
         if id(node) in type_only:
             continue
-        names = []
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        found |= {name for name in names if name in known}
-    return found
+            found.update([node.module] + [f"{node.module}.{alias.name}" for alias in node.names])
+    return frozenset(found)
+
+
+def runtime_imports(path: Path, known: set[str], type_only_too: bool = False) -> set[str]:
+    """Harness modules `path` imports at run time, anywhere in the file (and, with
+    `type_only_too`, those it imports for type checkers only)."""
+    return set(_imported_names(path, type_only_too) & known)
 
 
 def import_graph(sources: list[Path] = SOURCES, type_only_too: bool = False) -> dict[str, set[str]]:
@@ -178,7 +202,7 @@ def test_every_benchmark_is_a_package():
 def _names_compared(tree: ast.AST, names: set[str]) -> list[int]:
     """Lines where a string equal to one of `names` is compared (==, !=, in, not in) with anything."""
     lines = []
-    for node in ast.walk(tree):
+    for node in nodes_of(tree):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             if any(isinstance(item, ast.Constant) and item.value in names for item in operands):
@@ -243,7 +267,7 @@ def test_nothing_below_the_cli_takes_an_argparse_namespace():
     for path in SOURCES:
         if "eval" not in path.relative_to(ROOT).parts or path == ROOT / "eval" / "run" / "cli.py":
             continue
-        for node in ast.walk(tree_of(path)):
+        for node in nodes_of(tree_of(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for arg in node.args.args + node.args.kwonlyargs:
                     annotation = ast.unparse(arg.annotation) if arg.annotation else ""
@@ -276,7 +300,7 @@ def test_the_protocol_names_are_written_once():
             continue
         tree = tree_of(path)
         lines = _names_compared(tree, names)
-        for node in ast.walk(tree):
+        for node in nodes_of(tree):
             if isinstance(node, ast.keyword) and node.arg in ("choices", "default"):
                 lines += [item.lineno for item in ast.walk(node.value)
                           if isinstance(item, ast.Constant) and item.value in names]
@@ -349,7 +373,7 @@ def benchmark_words() -> tuple[set[str], set[str]]:
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
-    return {id(node.body[0].value) for node in ast.walk(tree)
+    return {id(node.body[0].value) for node in nodes_of(tree)
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
             and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
 
@@ -358,7 +382,7 @@ def strings_naming(tree: ast.AST, contained: set[str], equal: set[str]) -> list[
     """(line, string) of each string constant outside a docstring that contains one of `contained`
     or equals one of `equal` (f-string parts included)."""
     docs = _docstrings(tree)
-    return [(node.lineno, node.value) for node in ast.walk(tree)
+    return [(node.lineno, node.value) for node in nodes_of(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
             and (node.value in equal or any(word in node.value for word in contained))]
 
@@ -433,6 +457,7 @@ def test_the_card_names_stay_importable():
     assert callable(importlib.import_module("eval.judge_client").run_judge_prompts)
 
 
+@lru_cache(maxsize=None)
 def _defined_and_imported(path: Path) -> tuple[set[str], dict[str, tuple[str, str]], list[str]]:
     """A module's top-level names: those it defines, those it imports from the harness
     ({name: (module, name there)}), and the modules it star-imports."""
@@ -462,15 +487,17 @@ def _module_path(module: str) -> Path | None:
 def test_no_face_and_no_reexport_outside_the_cards_names():
     """Outside the card's faces, no module of eval/ star-imports, and no harness module, script or
     test imports a name from a module that only imports it: every name comes from its real home."""
-    sources = SOURCES + SCRIPTS + sorted((ROOT / "tests").rglob("*.py"))
+    tests = sorted((ROOT / "tests").rglob("*.py"))
     offenders = []
-    for path in sources:
+    for path in SOURCES + SCRIPTS + tests:
         module = module_name(path) if path.is_relative_to(ROOT / "eval") else None
         if module in CARD_FACES:
             continue
         if module and _defined_and_imported(path)[2]:
             offenders.append(f"{path.relative_to(ROOT)}: import *")
-        for node in ast.walk(tree_of(path)):
+        # A test file is read by this check alone: parsed, read and dropped, not kept in the cache.
+        nodes = ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if path in tests else nodes_of(tree_of(path))
+        for node in nodes:
             if not (isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("eval")):
                 continue
             home = _module_path(node.module)
