@@ -159,12 +159,13 @@ def render_explorer_html(bench, summary: dict, rows: list[dict], predictions: di
 
 
 def write_explorer_html(write: Callable[[str], None], bench, summary: dict, rows: list[dict], predictions: dict,
-                        scores: list[ScoreRow], scratch_dir: Path, batch: int = 256) -> None:
+                        scores: list[ScoreRow], scratch_dir: Path, batch: int = 256, chunk: int = 1 << 20) -> None:
     """explorer.html of one run through `write`, the same bytes as `render_explorer_html`, without
     ever holding the page: the instances go one batch at a time to an unnamed scratch file in
     `scratch_dir` (the sortable numbers' names, which the header carries before them, are known only
     after the last one), then the page is written around a copy of it. The scratch file has no name
-    (O_TMPFILE, or unlinked at once), so a killed run leaves nothing of it behind."""
+    (O_TMPFILE, or unlinked at once), so a killed run leaves nothing of it behind. `batch` (items) and
+    `chunk` (bytes of each copy) bound what it holds; tests make them small to see that bound."""
     title = f"{bench.title} explorer"
     header = {"kind": "run", "title": f"{bench.title} instances", "meta": run_meta(summary)}
     names: dict[str, None] = {}
@@ -186,8 +187,8 @@ def write_explorer_html(write: Callable[[str], None], bench, summary: dict, rows
         scratch.seek(0)
         # Bytes read and decoded here: a text-mode read keeps its own large decode buffers.
         decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
-        while chunk := scratch.read(1 << 20):
-            write(decoder.decode(chunk))
+        while part := scratch.read(chunk):
+            write(decoder.decode(part))
         write(decoder.decode(b"", final=True))
         write("]}" + after)
 
