@@ -973,7 +973,7 @@ def test_a_strict_run_reports_the_strict_reasons(tmp_path):
 
 # --- long predictions: the capped Markdown parse keeps the full parse's verdict ------------------------
 
-LONG = 40_000  # past MARKDOWN_CAPPED_FROM
+LONG = 34_000  # past MARKDOWN_CAPPED_FROM (32,768), by a little over a thousand characters
 
 
 @pytest.mark.parametrize("extra, capped_parse", [(0, False), (1, True)])
