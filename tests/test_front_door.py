@@ -203,11 +203,11 @@ def test_a_lock_file_removed_after_it_was_opened_is_not_trusted(tmp_path, monkey
 def _strings_outside_docstrings(path: Path) -> list[tuple[int, str]]:
     import ast
 
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+    nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))  # walked once, read twice
+    docstrings = {id(node.body[0].value) for node in nodes
                   if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-    return [(node.lineno, node.value) for node in ast.walk(tree)
+    return [(node.lineno, node.value) for node in nodes
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
 
 
