@@ -5,6 +5,7 @@ Every expected figure is worked out here from the item files, not read back from
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import random
 import shutil
@@ -256,7 +257,9 @@ def test_the_wrong_language_probe_is_reported_for_insttrans_and_ifmtbench(tmp_pa
 
     The second Judge answers every other prompt as the first did, so its run starts from the first
     run's cache less the wrong-language candidates' verdicts (one server: its URL is in every key):
-    it asks exactly those again, and the cache answers the rest as the same Judge would."""
+    it asks exactly those again, and the cache answers the rest as the same Judge would. The
+    intervals, which this test does not read, take 100 resamples (the other tests here take 1,000)."""
+    monkeypatch.setattr(calibrate, "kappa_interval", functools.partial(calibrate.kappa_interval, samples=100))
     wrong = {entry["candidate"] for entry in calibrate.read_items(calibrate.CALIBRATION_DIR / f"{bench}.probes.jsonl")
              if entry["probe"] == "wrong_language"}
 
