@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
@@ -298,9 +299,20 @@ def test_batch_flags_that_cannot_work_are_refused(tmp_path):
         assert server.requests == []
 
 
-def test_the_counts_docs_judge_md_shows_are_the_benchmarks(capsys):
+def test_the_counts_docs_judge_md_shows_are_the_benchmarks(capsys, monkeypatch):
+    """The script's two runs of evaluate.py on the bundled set, its command lines as it builds them,
+    run in this process (the counts do not depend on the process; its wall time is not compared)."""
     from scripts import bench_judge_batch
 
+    def run_here(argv: list[str], env: dict, capture_output: bool, text: bool) -> subprocess.CompletedProcess:
+        assert argv[:2] == [sys.executable, str(ROOT / "evaluate.py")] and capture_output and text
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with mock.patch.dict(os.environ, env, clear=True), contextlib.redirect_stdout(stdout), \
+                contextlib.redirect_stderr(stderr):
+            status = run_cli(evaluate_main, argv[2:])
+        return subprocess.CompletedProcess(argv, status, stdout.getvalue(), stderr.getvalue())
+
+    monkeypatch.setattr(bench_judge_batch, "subprocess", SimpleNamespace(run=run_here))
     assert bench_judge_batch.main(["--latency", "0"]) == 0
     measured = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
     shown = [line.split(" | ") for line in (ROOT / "docs" / "judge.md").read_text(encoding="utf-8").splitlines()
