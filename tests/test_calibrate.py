@@ -4,8 +4,12 @@ Every expected figure is worked out here from the item files, not read back from
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import random
+import shutil
+import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -15,7 +19,7 @@ from eval import calibrate
 from eval.benchmarks import BENCHMARKS
 from eval.calibrate import bundled_requests, confusion, kappa, probe_statistics
 from eval.config import HARNESS
-from judge_server import JudgeServer, is_repair, scripted_handler, text_reply
+from judge_server import JudgeServer, candidate_of, is_repair, prompt_of, scripted_handler, text_reply
 
 KEY = "sk-calibrate-SECRET-0a1b2c3d"
 BENCH = "sandglass"  # the smallest set: 42 items and 42 probes
@@ -249,22 +253,46 @@ def test_an_ifmtbench_null_reads_as_zero_and_is_counted(tmp_path, monkeypatch):
 def test_the_wrong_language_probe_is_reported_for_insttrans_and_ifmtbench(tmp_path, monkeypatch, bench, pairs):
     """A Judge that gives every candidate the top of its scale never lowers its verdict for a correct
     translation into another language: every wrong_language pair goes the wrong way (rate 1); a
-    Judge that gives it the bottom and everything else the top goes the right way (rate 0)."""
+    Judge that gives it the bottom and everything else the top goes the right way (rate 0).
+
+    The second Judge answers every other prompt as the first did, so its run starts from the first
+    run's cache less the wrong-language candidates' verdicts (one server: its URL is in every key):
+    it asks exactly those again, and the cache answers the rest as the same Judge would. The
+    intervals, which this test does not read, take 100 resamples (the other tests here take 1,000)."""
+    monkeypatch.setattr(calibrate, "kappa_interval", functools.partial(calibrate.kappa_interval, samples=100))
     wrong = {entry["candidate"] for entry in calibrate.read_items(calibrate.CALIBRATION_DIR / f"{bench}.probes.jsonl")
              if entry["probe"] == "wrong_language"}
 
     def top(candidate: str, prompt: str) -> float:
         return 5.0 if '{"scores": {"style": S, "background": S}}' in prompt else 1.0
 
-    for decide, rate in ((top, 1.0), (lambda candidate, prompt: 0.0 if candidate in wrong else top(candidate, prompt), 0.0)):
-        monkeypatch.setenv("JUDGE_API_KEY", KEY)
-        with JudgeServer(scripted_handler(decide)) as server:
-            monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
-            assert calibrate.main(["--judge-model", "stand-in", "--output-dir", str(tmp_path / str(rate)), "--benchmark",
-                                   bench, "--quiet"]) == 0
-        block = json.loads((tmp_path / str(rate) / "calibration.json").read_text(encoding="utf-8"))["benchmarks"][bench]
-        probes = {kind: entries["wrong_language"] for kind, entries in block["bias_probes"].items()}
-        assert {kind: entry["pairs"] for kind, entry in probes.items()} == pairs
-        assert all(entry["expect"] == "fall" and entry["rate"] == rate for entry in probes.values()), probes
-        report = (tmp_path / str(rate) / "calibration.md").read_text(encoding="utf-8")
-        assert all(f"| {kind} | wrong_language | fall | {n} |" in report for kind, n in pairs.items())
+    def bottom_for_wrong(candidate: str, prompt: str) -> float:
+        return 0.0 if candidate in wrong else top(candidate, prompt)
+
+    judge = {"decide": top}
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    with JudgeServer(scripted_handler(lambda candidate, prompt: judge["decide"](candidate, prompt))) as server:
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        for decide, rate in ((top, 1.0), (bottom_for_wrong, 0.0)):
+            out = tmp_path / str(rate)
+            if decide is bottom_for_wrong:
+                out.mkdir()
+                shutil.copyfile(tmp_path / "1.0" / "judge_cache.sqlite", out / "judge_cache.sqlite")
+                with contextlib.closing(sqlite3.connect(out / "judge_cache.sqlite")) as cache, cache:
+                    stored = cache.execute("SELECT key, request FROM judge_replies").fetchall()
+                    dropped = [key for key, request in stored
+                               if candidate_of(prompt_of(json.loads(request))) in wrong]
+                    cache.executemany("DELETE FROM judge_replies WHERE key = ?", [(key,) for key in dropped])
+                assert 0 < len(dropped) < len(stored)
+                asked_before = len(server.requests)
+            judge["decide"] = decide
+            assert calibrate.main(["--judge-model", "stand-in", "--output-dir", str(out), "--benchmark", bench,
+                                   "--quiet"]) == 0
+            if decide is bottom_for_wrong:  # only the dropped verdicts were asked again
+                assert len(server.requests) - asked_before == len(dropped)
+            block = json.loads((out / "calibration.json").read_text(encoding="utf-8"))["benchmarks"][bench]
+            probes = {kind: entries["wrong_language"] for kind, entries in block["bias_probes"].items()}
+            assert {kind: entry["pairs"] for kind, entry in probes.items()} == pairs
+            assert all(entry["expect"] == "fall" and entry["rate"] == rate for entry in probes.values()), probes
+            report = (out / "calibration.md").read_text(encoding="utf-8")
+            assert all(f"| {kind} | wrong_language | fall | {n} |" in report for kind, n in pairs.items())

@@ -6,6 +6,8 @@ counted in retrieves and the sleeps are injected: no real waits."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -15,11 +17,15 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
 import pytest
 
 from batch_server import BatchServer
+from eval.exits import run_cli
 from eval.run import judge_batch
+from evaluate import main as evaluate_main
 from eval.insttrans.record import item_requests
 from eval.run.judge_batch import BatchWaitStopped, fill_cache_by_batch
 from eval.judge.cache import cache_key
@@ -231,6 +237,27 @@ def evaluate(args: list[str], base_url: str, cwd: Path, **popen) -> subprocess.P
                             stderr=subprocess.PIPE, text=True, **popen)
 
 
+def evaluate_here(args: list[str], base_url: str, cwd: Path) -> tuple[int, str]:
+    """The same command line run by evaluate.py's main in this process (exit status, stderr), where
+    the process is not what a test is about: argparse's refusals come from its SystemExit."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("JUDGE_API", "MODEL_API"))}
+    env.update(JUDGE_API_BASE=base_url, JUDGE_API_KEY=KEY)
+    argv = ["--predictions", str(EXAMPLE), "--quiet", "--limit", "10", *args]
+    stderr = io.StringIO()
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with mock.patch.dict(os.environ, env, clear=True), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(stderr):
+            try:
+                status = run_cli(evaluate_main, argv)
+            except SystemExit as stop:
+                status = stop.code if isinstance(stop.code, int) else 2
+    finally:
+        os.chdir(before)
+    return status, stderr.getvalue()
+
+
 def test_sigkill_during_the_wait_then_the_rerun_reattaches_and_scores_as_an_online_run(tmp_path):
     out, online_out = tmp_path / "batch", tmp_path / "online"
     with BatchServer(hold=True) as server:
@@ -243,14 +270,13 @@ def test_sigkill_during_the_wait_then_the_rerun_reattaches_and_scores_as_an_onli
         killed.send_signal(signal.SIGKILL)
         killed.wait(30)
         server.hold = False
-        rerun = evaluate(["--output-dir", str(out), "--judge-batch", "--judge-batch-poll", "0"], server.base_url,
-                         tmp_path)
-        _, err = rerun.communicate(timeout=300)
-        assert rerun.returncode == 0, err
+        status, err = evaluate_here(["--output-dir", str(out), "--judge-batch", "--judge-batch-poll", "0"],
+                                    server.base_url, tmp_path)  # the rerun: what it finds, not how it starts
+        assert status == 0, err
         assert server.created == 1 and server.online_posts() == []  # nothing paid twice
         assert "re-attaching to 1 Judge batch(es)" in err
-        online = evaluate(["--output-dir", str(online_out)], server.base_url, tmp_path)
-        assert online.wait(300) == 0
+        status, err = evaluate_here(["--output-dir", str(online_out)], server.base_url, tmp_path)
+        assert status == 0, err
     assert (out / "scores.jsonl").read_bytes() == (online_out / "scores.jsonl").read_bytes()
     batch_summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     online_summary = json.loads((online_out / "summary.json").read_text(encoding="utf-8"))
@@ -268,15 +294,25 @@ def test_batch_flags_that_cannot_work_are_refused(tmp_path):
              (["--skip-judge", "--judge-batch"], "--judge-batch is about the Judge")]
     with BatchServer() as server:
         for args, message in cases:
-            done = evaluate(["--output-dir", str(tmp_path / "run"), *args], server.base_url, tmp_path)
-            _, err = done.communicate(timeout=120)
-            assert done.returncode == 2 and message in err, err
+            status, err = evaluate_here(["--output-dir", str(tmp_path / "run"), *args], server.base_url, tmp_path)
+            assert status == 2 and message in err, err
         assert server.requests == []
 
 
-def test_the_counts_docs_judge_md_shows_are_the_benchmarks(capsys):
+def test_the_counts_docs_judge_md_shows_are_the_benchmarks(capsys, monkeypatch):
+    """The script's two runs of evaluate.py on the bundled set, its command lines as it builds them,
+    run in this process (the counts do not depend on the process; its wall time is not compared)."""
     from scripts import bench_judge_batch
 
+    def run_here(argv: list[str], env: dict, capture_output: bool, text: bool) -> subprocess.CompletedProcess:
+        assert argv[:2] == [sys.executable, str(ROOT / "evaluate.py")] and capture_output and text
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with mock.patch.dict(os.environ, env, clear=True), contextlib.redirect_stdout(stdout), \
+                contextlib.redirect_stderr(stderr):
+            status = run_cli(evaluate_main, argv[2:])
+        return subprocess.CompletedProcess(argv, status, stdout.getvalue(), stderr.getvalue())
+
+    monkeypatch.setattr(bench_judge_batch, "subprocess", SimpleNamespace(run=run_here))
     assert bench_judge_batch.main(["--latency", "0"]) == 0
     measured = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
     shown = [line.split(" | ") for line in (ROOT / "docs" / "judge.md").read_text(encoding="utf-8").splitlines()

@@ -4,16 +4,20 @@ reports them); `--judge-budget` stops a run cleanly and resumably. Against real 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from conftest import count_replies
+from eval.exits import run_cli
+from evaluate import main as evaluate_main
 from eval.errors import ConfigError
 from eval.insttrans.record import item_requests
 from eval.judge_client import run_judge_prompts
@@ -29,11 +33,32 @@ KEY = "sk-cost-test-0123456789abcdef"
 EXAMPLE = ROOT / "data" / "example_predictions.jsonl"
 
 
+@contextlib.contextmanager
+def working_directory(path: Path):
+    """`contextlib.chdir` of Python 3.11 and later."""
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 def evaluate(args: list[str], base_url: str, cwd: Path) -> subprocess.CompletedProcess:
+    """evaluate.py's command line run by its main in this process, from `cwd`, with the Judge's
+    settings in the environment: these tests are about the cost flags, not the process (its exit
+    status comes from the same `run_cli`, argparse's refusals from its SystemExit)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("JUDGE_API", "MODEL_API"))}
     env.update(JUDGE_API_BASE=base_url, JUDGE_API_KEY=KEY)
-    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--predictions", str(EXAMPLE), "--quiet",
-                           *args], capture_output=True, text=True, env=env, timeout=300, cwd=cwd)
+    argv = ["--predictions", str(EXAMPLE), "--quiet", *args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, env, clear=True), working_directory(cwd), \
+            contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            status = run_cli(evaluate_main, argv)
+        except SystemExit as stop:  # argparse's refusal of a flag
+            status = stop.code if isinstance(stop.code, int) else 2
+    return subprocess.CompletedProcess(argv, status, stdout.getvalue(), stderr.getvalue())
 
 
 def to_ask(stdout: str) -> int:

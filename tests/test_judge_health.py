@@ -4,6 +4,8 @@ a degenerate stand-in Judge; and the thresholds at their edges."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from pathlib import Path
@@ -104,8 +106,28 @@ def _evaluate(name: str, handler, tmp_path: Path, monkeypatch, capfd) -> tuple[d
                                          str(tmp_path / f"{name}.sqlite"), "--judge-backoff", "0.001"])
     console = capfd.readouterr()
     assert status == 0, console.err
+    return _results(out, console.out)
+
+
+def _results(out: Path, console: str) -> tuple[dict, str, str, str]:
     return (json.loads((out / "summary.json").read_text(encoding="utf-8")), (out / "report.md").read_text(encoding="utf-8"),
-            (out / "report.html").read_text(encoding="utf-8"), console.out)
+            (out / "report.html").read_text(encoding="utf-8"), console)
+
+
+@pytest.fixture(scope="module")
+def degenerate_ifmtbench(tmp_path_factory) -> tuple[Path, tuple[dict, str, str, str]]:
+    """The degenerate Judge's IFMTBench run, made once: two tests read it (the run folder and what
+    `_evaluate` gives back)."""
+    tmp_path = tmp_path_factory.mktemp("degenerate")
+    console, errors = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as monkeypatch, JudgeServer(_degenerate) as server, \
+            contextlib.redirect_stdout(console), contextlib.redirect_stderr(errors):
+        monkeypatch.setenv("JUDGE_API_KEY", "sk-health-test")
+        monkeypatch.setenv("JUDGE_API_BASE", server.base_url)
+        status = run_cli(evaluate.main, [*RUNS["ifmtbench"], "--output-dir", str(tmp_path / "ifmtbench"),
+                                         "--judge-cache", str(tmp_path / "ifmtbench.sqlite"), "--judge-backoff", "0.001"])
+    assert status == 0, errors.getvalue()
+    return tmp_path, _results(tmp_path / "ifmtbench", console.getvalue())
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
@@ -142,8 +164,11 @@ def _degenerate(request: Recorded) -> Reply:
                    "the Judge gave one reply text to 72 of 72 ifmt_rubric prompts"]),
 ])
 def test_a_degenerate_judge_warns_in_the_console_the_reports_and_the_summary(name, expected, tmp_path,
-                                                                            monkeypatch, capfd):
-    summary, report, page, console = _evaluate(name, _degenerate, tmp_path, monkeypatch, capfd)
+                                                                            monkeypatch, capfd, request):
+    if name == "ifmtbench":
+        summary, report, page, console = request.getfixturevalue("degenerate_ifmtbench")[1]
+    else:
+        summary, report, page, console = _evaluate(name, _degenerate, tmp_path, monkeypatch, capfd)
     warnings = summary["judge"]["health"]["warnings"]
     assert [line.split(" (threshold")[0] for line in warnings] == expected
     for line in warnings:
@@ -156,16 +181,16 @@ def test_a_degenerate_judge_warns_in_the_console_the_reports_and_the_summary(nam
         assert rubric["distinct_replies"] == 1
 
 
-def test_health_never_changes_a_verdict(tmp_path, monkeypatch, capfd):
+def test_health_never_changes_a_verdict(tmp_path, monkeypatch, capfd, degenerate_ifmtbench):
     """A degenerate Judge's run scores byte for byte as it does with the health block left out."""
     import eval.run.pipeline
 
-    with_health, *_ = _evaluate("ifmtbench", _degenerate, tmp_path / "a", monkeypatch, capfd)
+    with_folder, (with_health, *_) = degenerate_ifmtbench
     monkeypatch.setattr(eval.run.pipeline, "judge_health", lambda *args: {"kinds": {}, "warnings": []})
     without, *_ = _evaluate("ifmtbench", _degenerate, tmp_path / "b", monkeypatch, capfd)
     assert with_health["judge"]["health"]["warnings"] and without["judge"]["health"]["warnings"] == []
     scores = [re.sub(r'"cache_key": "\w+"', "", (folder / "ifmtbench" / "scores.jsonl").read_text(encoding="utf-8"))
-              for folder in (tmp_path / "a", tmp_path / "b")]  # each run's server has its own port
+              for folder in (with_folder, tmp_path / "b")]  # each run's server has its own port
     assert scores[0] == scores[1]
     for key in ("if_score", "by_constraint", "glossary_fallback", "judge_nulls"):
         assert with_health.get(key) == without.get(key)

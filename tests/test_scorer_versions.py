@@ -166,20 +166,32 @@ def test_the_markdown_trigger_equals_the_pattern_on_random_text():
         assert markdown_triggered_1005(text) is (TRIGGER_1005.search(text) is not None), text
 
 
-def test_the_new_readings_stay_linear_on_degenerate_output():
-    for text in ("<script>" * 20000, "<style" * 20000 + ">", "<script>中" * 10000 + "</style>", "*a" * 30000):
-        started = time.process_time()
+DEGENERATE_1005 = {  # model output built to make a scanner rescan: openers with no closer, no ">" until the end
+    "script openers": lambda n: "<script>" * n,
+    "style openers without >": lambda n: "<style" * n + ">",
+    "script openers, a style closer": lambda n: "<script>中" * n + "</style>",
+    "stars": lambda n: "*a" * n,
+}
+
+
+def _reading_cost(text: str) -> float:
+    """The thread's CPU seconds of both 2026-10-05 readings of `text`, the better of two tries."""
+    best = float("inf")
+    for _ in range(2):
+        started = time.thread_time()
         visible_text_1005(text)
         markdown_triggered_1005(text)
-        small = time.process_time() - started
-        assert small < 60  # bounded; the ratio below is the real check
-    short, long = "<script>" * 2000, "<script>" * 20000
-    first = time.process_time()
-    visible_text_1005(short)
-    second = time.process_time()
-    visible_text_1005(long)
-    third = time.process_time()
-    assert (third - second) < 40 * max(second - first, 1e-4)  # 10x the input, far from 100x the time
+        best = min(best, time.thread_time() - started)
+    return best
+
+
+@pytest.mark.parametrize("shape", sorted(DEGENERATE_1005))
+def test_the_new_readings_stay_linear_on_degenerate_output(shape):
+    """4x the input, well under 10x the time (linear: about 4x; the opener search that rescanned to
+    the end for every `<style`, measured: 15-19x at these sizes)."""
+    make = DEGENERATE_1005[shape]
+    small, large = _reading_cost(make(6000)), _reading_cost(make(24000))
+    assert large < 10 * max(small, 1e-3), (shape, small, large)
 
 
 # --- the flag, the summary, the signature, compare -------------------------------------------

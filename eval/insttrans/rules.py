@@ -570,7 +570,7 @@ PLACEHOLDER_KINDS_1005: dict[str, re.Pattern] = {
     "dollar_name": re.compile(r"\$[a-zA-Z_][a-zA-Z0-9_]*"),
 }
 
-_CODE_ELEMENT_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.IGNORECASE)
+_CODE_ELEMENT_NAME = re.compile(r"<(script|style)\b", re.IGNORECASE)  # an opener ends at the next ">"
 _CODE_ELEMENT_CLOSE = re.compile(r"</(script|style)>", re.IGNORECASE)
 
 
@@ -588,18 +588,24 @@ def without_code_elements(text: str) -> str:
     The closing tag is the nearest one that equals the opening name as a case-insensitive
     backreference does. Linear where the backtracking pattern is not: an opener that finds no such
     closing tag fails, and so does every later opener of the same name, so each name is given up
-    after one failure."""
+    after one failure; an opener ends at the first ">" after its name, found once for all the
+    openers before it (the pattern's `[^>]*>` rescanned to it from every `<style`)."""
     pieces: list[str] = []
     kept_from = position = 0
     given_up: set[str] = set()
+    next_gt = -1  # the first ">" at or after the last opener's name: openers only move forward
     while True:
-        opener = _CODE_ELEMENT_OPEN.search(text, position)
+        opener = _CODE_ELEMENT_NAME.search(text, position)
         if opener is None:
+            break
+        if next_gt < opener.end():
+            next_gt = text.find(">", opener.end())
+        if next_gt < 0:  # `[^>]*>` finds no ">": no later opener can either
             break
         key = _backreference_key(opener.group(1))
         closer = None
         if key not in given_up:
-            for candidate in _CODE_ELEMENT_CLOSE.finditer(text, opener.end()):
+            for candidate in _CODE_ELEMENT_CLOSE.finditer(text, next_gt + 1):
                 if _backreference_key(candidate.group(1)) == key:
                     closer = candidate
                     break
