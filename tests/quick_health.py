@@ -8,11 +8,14 @@ makes both build their health with `QUICK` (a test's own values win), so a run t
 for cool-downs ends in a fraction of a second, and returns the list of what was built, so a test can
 still check the settings the product passed.
 
-`virtual_pauses=True` also makes an announced 429 pause pass at once on the health's own clock
-(the clock jumps to the pause's end as it is recorded, and `skew` says by how much): for a test
+`virtual_pauses=True` also makes a 429 pause pass at once on the health's own clock: once nothing
+is in flight (the last answer of a burst has landed, so every 429 of it counted from the same
+moment, as in real time), the clock jumps to the pause's end, and `skew` says how far it moved in
+all; `waits` lists the wait each 429 announced (None: no header), as `send` read it. For a test
 about the announcement or what follows, not the pause's length. The jump moves everything timed on
-that clock (the breaker, the no-success deadline) with it, so it suits a run whose deadline is far
-longer than its pauses; the request timeouts and the Judge's watcher keep real time.
+that clock (the breaker, the no-success deadline) with it; a stand-in that shares the clock (a
+`RateLimit` given `clock=`) sees its window end too. The request timeouts and the Judge's watcher
+keep real time.
 """
 
 from __future__ import annotations
@@ -30,14 +33,20 @@ def quick_class(*, virtual_pauses: bool = False, **timing) -> type:
         def __init__(self, *args, **settings):
             self.passed = dict(settings)  # what the caller asked for, before the quick values
             self.skew = 0.0  # how far the virtual pauses moved the clock
+            self.waits: list[float | None] = []  # what each 429 announced
             if virtual_pauses:
                 settings.setdefault("clock", lambda: time.monotonic() + self.skew)
             super().__init__(*args, **{**QUICK, **timing, **settings})
 
         async def record_rate_limit(self, ticket, wait_s, cause="HTTP 429"):
+            self.waits.append(wait_s)
             await super().record_rate_limit(ticket, wait_s, cause)
-            if virtual_pauses:  # the waiters look at the clock only after this returns (one event loop)
+
+        async def _wake_all(self):
+            # every outcome ends here; the waiters look at the clock only after it (one event loop)
+            if virtual_pauses and self.in_flight == 0:
                 self.skew += max(0.0, self.paused_until - self.clock())
+            await super()._wake_all()
 
     return QuickHealth
 

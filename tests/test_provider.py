@@ -383,12 +383,20 @@ def test_an_insufficient_quota_429_is_a_rejection():
 
 @pytest.mark.parametrize("header", ["retry-after-ms", "x-ratelimit-reset-requests", "llm_provider-retry-after", None])
 def test_a_rate_limit_is_completed_without_giving_up(header):
-    limiter = RateLimit(20, header, window=0.5)
+    """The pauses pass on virtual time (tests/quick_health.py), the stand-in's windows on the same
+    clock: nothing waits, and each 429's wait is checked as `send` read it."""
+    health = quick_class(virtual_pauses=True)("127.0.0.1", **{**HEALTH_SETTINGS, "max_concurrency": 8})
+    limiter = RateLimit(20, header, window=0.5, clock=health.clock)
     with JudgeServer(limiter, latency=0.01) as server:
-        health = health_for(server.base_url, max_concurrency=8)
         outcomes = asyncio.run(send_many(server.base_url, 60, health, max_retries=0, concurrency=8))
     assert all(getattr(outcome, "status", None) == 200 for outcome in outcomes)
     assert health.rate_limited == limiter.rejected > 0 and len(server.requests) == 60 + limiter.rejected <= 60 * 2.5
+    assert len(health.waits) == limiter.rejected and health.skew > 0
+    if header is None:
+        assert all(wait is None for wait in health.waits)  # a blind pause
+    else:  # the window's rest, or a whole second where the spelling has only whole seconds
+        whole = header == "llm_provider-retry-after"
+        assert all(wait == 1.0 if whole else 0 < wait <= 0.52 for wait in health.waits), health.waits
 
 
 def test_the_limit_halves_on_a_429_and_grows_back_slowly():
