@@ -188,6 +188,7 @@ def test_a_rate_limited_run_completes_with_every_header_spelling_or_none(tmp_pat
     assert limiter.rejected > 0 or header == "x-ratelimit-reset-requests"
     assert needed <= len(server.requests) <= 2.5 * needed and block["calls"] == len(server.requests)
     waits = built[0].waits  # the announced wait as send read it off each 429; a blind pause without a header
+    assert built[0].skew > 0 or not limiter.rejected  # the pool paused (on the virtual clock)
     assert all(wait is None for wait in waits) if header is None else all(wait is not None and 0 < wait <= 2.01
                                                                           for wait in waits)
     if header in ("retry-after", "llm_provider-retry-after") and waits:
