@@ -51,6 +51,24 @@ def quick_class(*, virtual_pauses: bool = False, **timing) -> type:
     return QuickHealth
 
 
+class _Set:
+    """monkeypatch's setattr for a child process, which has no pytest and undoes nothing."""
+
+    @staticmethod
+    def setattr(target, name, value):
+        setattr(target, name, value)
+
+
+def child_prelude(root: str, script: str, **timing) -> str:
+    """`python -c` code that runs `script` (argv after it) as `python script` does, on `QUICK` timings
+    and `timing`: for a test of the process edge (exit status, stderr) whose fault would otherwise
+    wait out the default cool-downs and retry back-off."""
+    tests = f"{root}/tests"
+    return (f"import runpy, sys; sys.path[0] = {root!r}; sys.path.insert(1, {tests!r}); import quick_health; "
+            f"quick_health.quick_health(quick_health._Set(), **{timing!r}); sys.argv[0] = {script!r}; "
+            f"runpy.run_path({script!r}, run_name='__main__')")
+
+
 def quick_health(monkeypatch, *, virtual_pauses: bool = False, **timing) -> list:
     """Patch the ProviderHealth the Judge and predict.py build; the list fills with each one built."""
     import eval.judge_client
