@@ -80,6 +80,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    release: threading.Event | None = None  # after the delay, held until a test sets it (an order, not a time)
 
 
 Handler = Callable[[Recorded], Reply]
@@ -468,6 +469,8 @@ class JudgeServer:
                     try:
                         reply = self.handler(request)
                         await asyncio.sleep(self.latency + reply.delay)
+                        while reply.release is not None and not reply.release.is_set():
+                            await asyncio.sleep(0.005)
                     finally:
                         self.in_flight -= 1
                 if reply.drop:
