@@ -25,8 +25,9 @@ import time
 QUICK = {"cooldown_s": 0.05, "cooldown_max_s": 0.4, "startup_deadline_s": 0.5, "blind_pause_s": 0.05}
 
 
-def quick_class(*, virtual_pauses: bool = False, **timing) -> type:
-    """ProviderHealth with `QUICK` timings under the product's own settings (`passed` keeps those)."""
+def quick_class(*, virtual_pauses: bool = False, shorten: bool = True, **timing) -> type:
+    """ProviderHealth with `QUICK` timings (`shorten=False`: the defaults) under the product's own
+    settings (`passed` keeps those)."""
     from eval.providers.health import ProviderHealth
 
     class QuickHealth(ProviderHealth):
@@ -36,7 +37,7 @@ def quick_class(*, virtual_pauses: bool = False, **timing) -> type:
             self.waits: list[float | None] = []  # what each 429 announced
             if virtual_pauses:
                 settings.setdefault("clock", lambda: time.monotonic() + self.skew)
-            super().__init__(*args, **{**QUICK, **timing, **settings})
+            super().__init__(*args, **{**(QUICK if shorten else {}), **timing, **settings})
 
         async def record_rate_limit(self, ticket, wait_s, cause="HTTP 429"):
             self.waits.append(wait_s)
@@ -69,13 +70,13 @@ def child_prelude(root: str, script: str, **timing) -> str:
             f"runpy.run_path({script!r}, run_name='__main__')")
 
 
-def quick_health(monkeypatch, *, virtual_pauses: bool = False, **timing) -> list:
+def quick_health(monkeypatch, *, virtual_pauses: bool = False, shorten: bool = True, **timing) -> list:
     """Patch the ProviderHealth the Judge and predict.py build; the list fills with each one built."""
     import eval.judge_client
     import eval.providers.health as health
 
     built: list = []
-    base = quick_class(virtual_pauses=virtual_pauses, **timing)
+    base = quick_class(virtual_pauses=virtual_pauses, shorten=shorten, **timing)
 
     class Recorded(base):
         def __init__(self, *args, **settings):
