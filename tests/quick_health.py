@@ -8,18 +8,22 @@ makes both build their health with `QUICK` (a test's own values win), so a run t
 for cool-downs ends in a fraction of a second, and returns the list of what was built, so a test can
 still check the settings the product passed.
 
-`virtual_pauses=True` also makes a 429 pause pass at once on the health's own clock: once nothing
-is in flight (the last answer of a burst has landed, so every 429 of it counted from the same
-moment, as in real time), the clock jumps to the pause's end, and `skew` says how far it moved in
-all; `waits` lists the wait each 429 announced (None: no header), as `send` read it. For a test
-about the announcement or what follows, not the pause's length. The jump moves everything timed on
-that clock (the breaker, the no-success deadline) with it; a stand-in that shares the clock (a
-`RateLimit` given `clock=`) sees its window end too. The request timeouts and the Judge's watcher
-keep real time.
+`virtual_pauses=True` also makes a 429 pause, and the open breaker's cool-down before its next
+probe, pass at once on the health's own clock: when a request waits to start and nothing is in
+flight (the last answer of a burst has landed, so every 429 of it counted from the same moment, as
+in real time), the clock jumps to the moment it may start, and `skew` says how far it moved in all
+(a wait the health does not take is never skipped, so a pause left unhonoured still shows); `waits`
+lists the wait each 429 announced (None: no header), as `send` read it. The jump moves everything
+timed on that clock (the no-success and start-up deadlines) with it, so the health's times and
+give-ups are the ones a real wait would give, and a test measures them on `clock` (a lower bound
+too: the clock never runs slower than real time); a stand-in that shares the clock (a `RateLimit`
+given `clock=`) sees its window end too. The request timeouts, the retries' back-off and the
+Judge's watcher keep real time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 QUICK = {"cooldown_s": 0.05, "cooldown_max_s": 0.4, "startup_deadline_s": 0.5, "blind_pause_s": 0.05}
@@ -43,11 +47,21 @@ def quick_class(*, virtual_pauses: bool = False, shorten: bool = True, **timing)
             self.waits.append(wait_s)
             await super().record_rate_limit(ticket, wait_s, cause)
 
-        async def _wake_all(self):
-            # every outcome ends here; the waiters look at the clock only after it (one event loop)
+        def _event(self):
+            # `acquire` asks for the event only when it is about to wait (for `wake`, computed as
+            # below): a pause it does not honour is never skipped. With nothing in flight, nothing
+            # but the clock can end the wait: jump to its end, wake the other waiters to look again,
+            # and hand this one an event already set.
             if virtual_pauses and self.in_flight == 0:
-                self.skew += max(0.0, self.paused_until - self.clock())
-            await super()._wake_all()
+                until = max(self.paused_until, self.next_probe_at) if self.breaker_open and not self.probing \
+                    else self.paused_until
+                if until > self.clock():
+                    self.skew += until - self.clock()
+                    self._wake()
+                    ready = asyncio.Event()
+                    ready.set()
+                    return ready
+            return super()._event()
 
     return QuickHealth
 
