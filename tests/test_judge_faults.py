@@ -70,9 +70,10 @@ def settings_for(base_url: str, **changes) -> JudgeSettings:
 
 @pytest.fixture
 def quick(monkeypatch):
-    """The run's provider health with short cool-downs and a 0.5 s start-up deadline
-    (tests/quick_health.py; the defaults are pinned in tests/test_provider.py): what is built."""
-    return quick_health(monkeypatch)
+    """The run's provider health with short cool-downs and a 0.5 s start-up deadline, passed on
+    virtual time where the health waits for them (tests/quick_health.py; the defaults are pinned
+    in tests/test_provider.py): what is built."""
+    return quick_health(monkeypatch, virtual_pauses=True)
 
 
 def pieces(secret: str = KEY, size: int = 8) -> list[str]:
@@ -195,11 +196,12 @@ def test_a_rate_limited_run_completes_with_every_header_spelling_or_none(tmp_pat
         assert min(waits) == 1.0 and built[0].skew >= 0.9  # whole seconds, as HTTP writes them; paused in full
 
 
-def test_the_progress_bar_shows_in_flight_retries_429s_and_the_pause(tmp_path, capfd, monkeypatch, quick):
+def test_the_progress_bar_shows_in_flight_retries_429s_and_the_pause(tmp_path, capfd, monkeypatch):
     import eval.judge_client as judge_client
+    quick_health(monkeypatch)  # quick cool-downs, the pause in real time: the bar looks at it
     monkeypatch.setattr(judge_client, "WATCH_EVERY_S", 0.05)  # the bar's refresh, 1 s in use
     # a half-second pause in real time (the bar's own clock): ten looks; its length is not what is tested
-    # (`quick`: the first 429 before any answer is a probe, otherwise spaced by the 1 s default cool-down)
+    # (quick cool-downs: the first 429 before any answer is a probe, otherwise spaced by the 1 s default)
     queue = [Reply(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "500"})]
     with JudgeServer(lambda request: queue.pop(0) if queue else default_handler(request)) as server:
         judge_instances(items(6), settings_for(server.base_url, concurrency=1), tmp_path / "c.sqlite", progress=True)
