@@ -319,18 +319,35 @@ def test_a_prompt_too_long_for_the_judge_aborts_naming_the_case(tmp_path):
 
 def test_the_quiet_progress_line_counts_the_verdicts_done(tmp_path, monkeypatch, capsys):
     """Without a bar, a line now and then says how many verdicts are done: here one every 0.05 s
-    (1 s in use), counting up, and while d's two are held for 1 s, all but those two."""
+    (1 s in use), counting up, and while d's two are held, all but those two. d's replies are let
+    go once the module has printed that line (or after 10 s, so a run that never prints it fails
+    rather than hangs), not after a guessed delay."""
+    import builtins
+    import threading
+
     import eval.judge_client as judge_client
     monkeypatch.setattr(judge_client, "QUIET_PROGRESS_EVERY_S", 0.0)
     monkeypatch.setattr(judge_client, "QUIET_STATE_EVERY_S", 0.0)
     monkeypatch.setattr(judge_client, "WATCH_EVERY_S", 0.05)
+    shown = threading.Event()
+
+    def printed(*args, **kwargs):
+        builtins.print(*args, **kwargs)
+        if args and str(args[0]).startswith(f"Judge: {N_REQUESTS - 2}/{N_REQUESTS} done, 2 in flight"):
+            shown.set()
+    monkeypatch.setattr(judge_client, "print", printed, raising=False)  # the module's own print, not the builtin
+    fallback = threading.Timer(10.0, shown.set)
+    fallback.start()
 
     def handler(request):
         reply = default_handler(request)
-        reply.delay = 1.0 if "(d)" in candidate_of(request.prompt) else 0.0
+        reply.release = shown if "(d)" in candidate_of(request.prompt) else None
         return reply
-    with JudgeServer(handler) as server:
-        results, _ = run(server, tmp_path, concurrency=8)
+    try:
+        with JudgeServer(handler) as server:
+            results, _ = run(server, tmp_path, concurrency=8)
+    finally:
+        fallback.cancel()
     assert simplified(results) == EXPECTED
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Judge: ")]
     done = [int(re.match(r"Judge: (\d+)/", line).group(1)) for line in lines]
