@@ -64,6 +64,10 @@ def lines_of(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
+# tests/quick_health.py's quick cool-downs, passed on the health's own clock, and retries 0.01 s apart
+QUICK_CLI = {"virtual_pauses": True, "backoff_s": 0.01}
+
+
 def asked(server: ModelServer) -> list[str]:
     return [server.case_of(request)["case_id"] for request in server.posts()]
 
@@ -275,7 +279,7 @@ def test_the_key_is_written_nowhere(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path, monkeypatch):
-    quick_health(monkeypatch, backoff_s=0.01)  # retries and probes hundredths of a second apart (tests/quick_health.py)
+    quick_health(monkeypatch, **QUICK_CLI)  # probes on the health's own clock, retries 0.01 s apart (tests/quick_health.py)
     with ModelServer(ROWS, die_after=3) as dying:  # it answered: the whole deadline, here 0.5 s
         with pytest.raises(HarnessError) as stopped:
             predict(dying, tmp_path, concurrency=1, deadline_s=0.5)
@@ -370,9 +374,9 @@ def test_bad_inputs_stop_with_file_and_line(tmp_path, content, message):
 # The command line: faults, signals, environment
 # ---------------------------------------------------------------------------------------------
 
-def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, timeout=60, quick=False):
-    """predict.py as a process; `quick`: on tests/quick_health.py's timings (`child_prelude`), for a
-    fault whose wait is the default cool-downs' and back-off's, not what the test is about."""
+def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, timeout=60, quick=None):
+    """predict.py as a process; `quick` (tests/quick_health.py's settings, passed to `child_prelude`):
+    for a fault whose wait is the cool-downs' and back-off's, not what the test is about."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("MODEL_API", "JUDGE_API"))}
     if base_url is not None:
         env.update(MODEL_API_BASE=base_url, MODEL_API_KEY=KEY)
@@ -380,7 +384,7 @@ def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, tim
     inputs = tmp_path / "inputs.jsonl"
     if not inputs.exists():
         write_inputs(inputs)
-    script = [sys.executable, "-c", child_prelude(str(ROOT), str(ROOT / "predict.py"), backoff_s=0.01)] if quick else \
+    script = [sys.executable, "-c", child_prelude(str(ROOT), str(ROOT / "predict.py"), **quick)] if quick else \
         [sys.executable, str(ROOT / "predict.py")]
     command = [*script, "--inputs", str(inputs),
                "--output", str(tmp_path / "predictions.jsonl"), "--model", "stand-in", "--quiet", *args]
@@ -396,9 +400,10 @@ def test_the_judges_variables_are_never_used(tmp_path):
 def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path, monkeypatch):
     """In process, predict.py leaves the start-up deadline and cool-downs to the health's defaults
     (5 s, 1 s doubling: pinned in test_provider.py); the process edge (exit 3, one message, no
-    traceback) is then checked on quick timings, so it waits half a second, not three."""
+    traceback) is then checked on quick timings, passed on the health's own clock, so it waits
+    for no cool-down."""
     base = refused_base_url()
-    built = quick_health(monkeypatch, backoff_s=0.01)
+    built = quick_health(monkeypatch, **QUICK_CLI)
     with pytest.raises(HarnessError, match="MODEL_API_BASE") as stopped:
         predict(base, tmp_path)
     assert stopped.value.exit_status == 3 and len(built) == 1
@@ -406,7 +411,7 @@ def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path, monk
         built[0].passed)
     (tmp_path / "predictions.jsonl").unlink(missing_ok=True)
     start = time.monotonic()
-    done = run_cli([], base, tmp_path, quick=True)
+    done = run_cli([], base, tmp_path, quick=QUICK_CLI)
     elapsed = time.monotonic() - start
     assert done.returncode == 3, done.stderr
     assert base.removesuffix("/v1") in done.stderr and "MODEL_API_BASE" in done.stderr
@@ -418,10 +423,11 @@ def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path, monk
 def test_a_dead_or_hung_server_ends_the_run_within_the_deadline(tmp_path, mode):
     with ModelServer(ROWS, mode=mode) as server:
         start = time.monotonic()
-        # the 500s on quick timings (probes a twentieth of a second apart, not 1 s); the silent server on
-        # the defaults, whose 1 s cool-down leaves the last probe the whole 0.5 s timeout the message names
+        # the 500s on quick cool-downs passed on the health's own clock (tests/quick_health.py); the silent
+        # server on the defaults in real time, whose 1 s cool-down leaves the last probe the whole 0.5 s
+        # timeout the message names
         done = run_cli(["--deadline", "1" if mode == "hang" else "0.4", "--timeout", "0.5", "--concurrency", "2"],
-                       server.base_url, tmp_path, quick=mode == "error")
+                       server.base_url, tmp_path, quick=QUICK_CLI if mode == "error" else None)
         elapsed = time.monotonic() - start
     assert done.returncode == 3, done.stderr
     assert f"127.0.0.1:{server.port}" in done.stderr
