@@ -144,7 +144,7 @@ def test_a_provider_that_only_rate_limits_aborts_within_the_deadline_with_few_re
         sent = len(server.judge_requests())
     # a wave of at most 16, then one probe after the announced second (halving instead would send 8 more)
     assert elapsed < 1.0 + 3.0 and sent <= 20, (elapsed, sent)
-    assert built[0].skew >= 0.9 and set(built[0].waits) == {1.0}  # the announced second, on the clock
+    assert built[0].skew > 0 and set(built[0].waits) == {1.0}  # the announced second read, paused on the clock
     assert "answered only 429" in str(caught.value) and "--judge-deadline" in caught.value.hint
 
 
@@ -157,7 +157,7 @@ def test_a_gateway_whose_upstreams_all_cool_down_aborts_within_the_deadline(tmp_
         elapsed = time.monotonic() - started
         sent = len(server.judge_requests())
     assert elapsed < 1.0 + 3.0 and sent <= 20, (elapsed, sent)
-    assert built[0].skew >= 0.9 and set(built[0].waits) == {1.0}
+    assert built[0].skew > 0 and set(built[0].waits) == {1.0}
     assert "No deployments available" in str(caught.value) and "LiteLLM" in caught.value.hint
 
 

@@ -279,7 +279,7 @@ def test_the_key_is_written_nowhere(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path, monkeypatch):
-    quick_health(monkeypatch, **QUICK_CLI)  # probes on the health's own clock, retries 0.01 s apart (tests/quick_health.py)
+    quick_health(monkeypatch, **QUICK_CLI)  # probes on the health's own clock, retries 0.01 s apart
     with ModelServer(ROWS, die_after=3) as dying:  # it answered: the whole deadline, here 0.5 s
         with pytest.raises(HarnessError) as stopped:
             predict(dying, tmp_path, concurrency=1, deadline_s=0.5)
