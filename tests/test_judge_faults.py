@@ -114,7 +114,7 @@ def test_a_silent_provider_aborts_by_the_deadline(tmp_path, quick):
     with JudgeServer(hang_handler) as server:
         started = time.monotonic()
         with pytest.raises(ProviderDown, match="no complete answer within"):
-            judge_instances(items(300), settings_for(server.base_url, timeout=0.3, deadline=0.8), tmp_path / "c.sqlite",
+            judge_instances(items(300), settings_for(server.base_url, timeout=0.15, deadline=0.4), tmp_path / "c.sqlite",
                             progress=False)
         assert time.monotonic() - started < 6.0
         assert len(server.requests) < 30

@@ -267,9 +267,9 @@ def test_a_dead_provider_opens_the_breaker_and_the_run_gives_up_by_the_deadline(
 
 def test_a_silent_provider_times_out_into_the_breaker():
     with JudgeServer(hang_handler) as server:
-        health = virtual_health_for(server.base_url, deadline_s=0.8)  # the cool-downs virtual, the timeouts real
+        health = virtual_health_for(server.base_url, deadline_s=0.4)  # the cool-downs virtual, the timeouts real
         started = time.monotonic()
-        outcomes = asyncio.run(send_many(server.base_url, 50, health, timeout=0.3))
+        outcomes = asyncio.run(send_many(server.base_url, 50, health, timeout=0.15))
         elapsed = time.monotonic() - started
     assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
     assert "no complete answer within" in outcomes[0].last_cause
