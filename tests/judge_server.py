@@ -80,6 +80,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    release: threading.Event | None = None  # after the delay, held until a test sets it (an order, not a time)
 
 
 Handler = Callable[[Recorded], Reply]
@@ -355,18 +356,19 @@ class RateLimit:
     """A handler that allows `rate` requests per `window` seconds (fixed windows) and answers the
     rest 429, announcing the window's end with one `header` spelling, or with none (`header=None`).
     `retry-after` is rounded up to whole seconds, as HTTP writes it; `retry-after-date` sends the
-    HTTP-date form of Retry-After."""
+    HTTP-date form of Retry-After. `clock` times the windows: a test that skips the client's pauses
+    on virtual time (tests/quick_health.py) passes the same clock, so the window ends as the pause does."""
 
     def __init__(self, rate: int, header: str | None = "retry-after", window: float = 1.0,
-                 inner: Handler = None):
-        self.rate, self.header, self.window = rate, header, window
+                 inner: Handler = None, clock: Callable[[], float] = time.monotonic):
+        self.rate, self.header, self.window, self.clock = rate, header, window, clock
         self.inner = inner or default_handler
         self.window_start = 0.0
         self.used = 0
         self.rejected = 0
 
     def __call__(self, request: Recorded) -> Reply:
-        now = time.monotonic()
+        now = self.clock()
         if now - self.window_start >= self.window:
             self.window_start, self.used = now - (now - self.window_start) % self.window if self.window_start else now, 0
         left = self.window - (now - self.window_start)
@@ -467,6 +469,8 @@ class JudgeServer:
                     try:
                         reply = self.handler(request)
                         await asyncio.sleep(self.latency + reply.delay)
+                        while reply.release is not None and not reply.release.is_set():
+                            await asyncio.sleep(0.005)
                     finally:
                         self.in_flight -= 1
                 if reply.drop:

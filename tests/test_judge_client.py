@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -318,18 +319,35 @@ def test_a_prompt_too_long_for_the_judge_aborts_naming_the_case(tmp_path):
 
 def test_the_quiet_progress_line_counts_the_verdicts_done(tmp_path, monkeypatch, capsys):
     """Without a bar, a line now and then says how many verdicts are done: here one every 0.05 s
-    (1 s in use), counting up, and while d's two are held for 1 s, all but those two."""
+    (1 s in use), counting up, and while d's two are held, all but those two. d's replies are let
+    go once the module has printed that line (or after 10 s, so a run that never prints it fails
+    rather than hangs), not after a guessed delay."""
+    import builtins
+    import threading
+
     import eval.judge_client as judge_client
     monkeypatch.setattr(judge_client, "QUIET_PROGRESS_EVERY_S", 0.0)
     monkeypatch.setattr(judge_client, "QUIET_STATE_EVERY_S", 0.0)
     monkeypatch.setattr(judge_client, "WATCH_EVERY_S", 0.05)
+    shown = threading.Event()
+
+    def printed(*args, **kwargs):
+        builtins.print(*args, **kwargs)
+        if args and str(args[0]).startswith(f"Judge: {N_REQUESTS - 2}/{N_REQUESTS} done, 2 in flight"):
+            shown.set()
+    monkeypatch.setattr(judge_client, "print", printed, raising=False)  # the module's own print, not the builtin
+    fallback = threading.Timer(10.0, shown.set)
+    fallback.start()
 
     def handler(request):
         reply = default_handler(request)
-        reply.delay = 1.0 if "(d)" in candidate_of(request.prompt) else 0.0
+        reply.release = shown if "(d)" in candidate_of(request.prompt) else None
         return reply
-    with JudgeServer(handler) as server:
-        results, _ = run(server, tmp_path, concurrency=8)
+    try:
+        with JudgeServer(handler) as server:
+            results, _ = run(server, tmp_path, concurrency=8)
+    finally:
+        fallback.cancel()
     assert simplified(results) == EXPECTED
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Judge: ")]
     done = [int(re.match(r"Judge: (\d+)/", line).group(1)) for line in lines]
@@ -338,26 +356,45 @@ def test_the_quiet_progress_line_counts_the_verdicts_done(tmp_path, monkeypatch,
 
 
 def test_after_an_abort_verdicts_in_flight_land_within_the_grace_and_no_later(tmp_path, monkeypatch):
-    """ABORT_GRACE_S (10 s in use), made 2 s here so the test waits 3.3 s, not 11: with a timeout
-    longer than the grace, a verdict landing 0.7 s after the abort is cached and one landing 3 s
-    after is cancelled (only the clock tells the grace apart, so the delays scale with it)."""
+    """ABORT_GRACE_S (10 s in use), made 1 s here, with a timeout longer than the grace. The replies
+    are held and let go in order, not after guessed delays: a's 500 once every request has started,
+    b's two as the abort is recorded (so they land after it, within the grace), d's two by a timer
+    on the run's own event loop a twentieth of a second after the grace's (timers fire in order,
+    so the grace has cancelled them first; without it they would land and be cached)."""
+    import threading
+
     import eval.judge_client as judge_client
 
     assert judge_client.ABORT_GRACE_S == 10.0  # the documented grace (docs/judge-faults.md)
-    grace = 2.0
+    grace = 1.0
     monkeypatch.setattr(judge_client, "ABORT_GRACE_S", grace)
+    started, within, after = threading.Event(), threading.Event(), threading.Event()
+    aborts: list[float] = []
+    abort = judge_client._abort
+
+    def recorded_abort(session, error):
+        first = session.first_error is None
+        result = abort(session, error)
+        if first:
+            aborts.append(time.monotonic())
+            within.set()
+            asyncio.get_running_loop().call_later(grace + 0.05, after.set)
+        return result
+    monkeypatch.setattr(judge_client, "_abort", recorded_abort)
 
     def handler(request):
+        if len(server.requests) == N_REQUESTS:
+            started.set()
         candidate = candidate_of(request.prompt)
         if "(a)" in candidate and not is_soft_prompt(request.prompt):
-            return Reply(500, "down", delay=0.3)  # every request has started when the run aborts
+            return Reply(500, "down", release=started)  # every request has started when the run aborts
         reply = default_handler(request)
-        reply.delay = 0.3 + 0.35 * grace if "(b)" in candidate else 0.3 + 1.5 * grace if "(d)" in candidate else 0.0
+        reply.release = within if "(b)" in candidate else after if "(d)" in candidate else None
         return reply
     with JudgeServer(handler) as server:
         with pytest.raises(JudgeError, match="case a"):
             run(server, tmp_path, max_retries=0, concurrency=8, timeout=30.0)
-        assert len(server.requests) == N_REQUESTS
+        assert len(server.requests) == N_REQUESTS and len(aborts) == 1 and not after.is_set()
     # a's soft verdict and c's at once, b's two within the grace; d's two cancelled
     assert count_replies(tmp_path / "cache.sqlite") == 4
 

@@ -70,9 +70,10 @@ def settings_for(base_url: str, **changes) -> JudgeSettings:
 
 @pytest.fixture
 def quick(monkeypatch):
-    """The run's provider health with short cool-downs and a 0.5 s start-up deadline
-    (tests/quick_health.py; the defaults are pinned in tests/test_provider.py): what is built."""
-    return quick_health(monkeypatch)
+    """The run's provider health with short cool-downs and a 0.5 s start-up deadline, passed on
+    virtual time where the health waits for them (tests/quick_health.py; the defaults are pinned
+    in tests/test_provider.py): what is built."""
+    return quick_health(monkeypatch, virtual_pauses=True)
 
 
 def pieces(secret: str = KEY, size: int = 8) -> list[str]:
@@ -113,7 +114,7 @@ def test_a_silent_provider_aborts_by_the_deadline(tmp_path, quick):
     with JudgeServer(hang_handler) as server:
         started = time.monotonic()
         with pytest.raises(ProviderDown, match="no complete answer within"):
-            judge_instances(items(300), settings_for(server.base_url, timeout=0.3, deadline=0.8), tmp_path / "c.sqlite",
+            judge_instances(items(300), settings_for(server.base_url, timeout=0.15, deadline=0.4), tmp_path / "c.sqlite",
                             progress=False)
         assert time.monotonic() - started < 6.0
         assert len(server.requests) < 30
@@ -172,24 +173,36 @@ def test_a_quiet_run_says_why_it_waits_on_stderr(tmp_path, capfd, quick):
 
 @pytest.mark.parametrize("header", ["retry-after", "retry-after-ms", "x-ratelimit-reset-requests",
                                     "llm_provider-retry-after", "retry-after-date", None])
-def test_a_rate_limited_run_completes_with_every_header_spelling_or_none(tmp_path, header, quick):
-    """80 prompts at 40 a second: one burst of 429s (a whole second for the whole-second spellings)."""
+def test_a_rate_limited_run_completes_with_every_header_spelling_or_none(tmp_path, header, monkeypatch):
+    """80 prompts at 40 a second: one burst of 429s, each announcing the window's end (a whole second
+    for the whole-second spellings). The pauses pass on virtual time (tests/quick_health.py), which
+    the stand-in's windows share: the run waits for nothing, and each 429's wait is checked as read."""
+    built = quick_health(monkeypatch, virtual_pauses=True)
     batch = items(60)
-    limiter = RateLimit(40, header, window=1.0)
+    limiter = RateLimit(40, header, window=1.0, clock=lambda: time.monotonic() + (built[0].skew if built else 0.0))
     with JudgeServer(limiter, latency=0.01) as server:
         results, block = judge_instances(batch, settings_for(server.base_url, max_retries=0), tmp_path / "c.sqlite",
                                          progress=False)
     needed = prompts_of(batch)
-    assert len(results) == len(batch) and block["rate_limited"] == limiter.rejected
+    assert len(results) == len(batch) and block["rate_limited"] == limiter.rejected == len(built[0].waits)
     # a burst of 429s was met; with OpenAI's headers the client may pause at "remaining 0" before any
     assert limiter.rejected > 0 or header == "x-ratelimit-reset-requests"
     assert needed <= len(server.requests) <= 2.5 * needed and block["calls"] == len(server.requests)
+    waits = built[0].waits  # the announced wait as send read it off each 429; a blind pause without a header
+    assert built[0].skew > 0 or not limiter.rejected  # the pool paused (on the virtual clock)
+    assert all(wait is None for wait in waits) if header is None else all(wait is not None and 0 < wait <= 2.01
+                                                                          for wait in waits)
+    if header in ("retry-after", "llm_provider-retry-after") and waits:
+        assert min(waits) == 1.0  # whole seconds, as HTTP writes them
 
 
 def test_the_progress_bar_shows_in_flight_retries_429s_and_the_pause(tmp_path, capfd, monkeypatch):
     import eval.judge_client as judge_client
-    monkeypatch.setattr(judge_client, "WATCH_EVERY_S", 0.05)  # the bar's refresh, 1 s in use: 20 looks in the pause
-    queue = [Reply(429, {"error": {"message": "slow down"}}, {"retry-after": "1"})]
+    quick_health(monkeypatch)  # quick cool-downs, the pause in real time: the bar looks at it
+    monkeypatch.setattr(judge_client, "WATCH_EVERY_S", 0.05)  # the bar's refresh, 1 s in use
+    # a half-second pause in real time (the bar's own clock): ten looks; its length is not what is tested
+    # (quick cool-downs: the first 429 before any answer is a probe, otherwise spaced by the 1 s default)
+    queue = [Reply(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "500"})]
     with JudgeServer(lambda request: queue.pop(0) if queue else default_handler(request)) as server:
         judge_instances(items(6), settings_for(server.base_url, concurrency=1), tmp_path / "c.sqlite", progress=True)
     err = capfd.readouterr().err

@@ -19,6 +19,7 @@ from eval.config import JudgeSettings
 from eval.insttrans.prompts import PROMPT_VERSIONS
 from eval.providers.health import ProviderDown
 from eval.insttrans.verdicts import JudgeItem
+from quick_health import quick_health
 from judge_server import (
     JudgeServer,
     Reply,
@@ -131,7 +132,10 @@ def test_judge_structured_sends_the_verdicts_schema_on_both_endpoint_kinds(tmp_p
 # The deadline, whatever the mix
 # ---------------------------------------------------------------------------------------------
 
-def test_a_provider_that_only_rate_limits_aborts_within_the_deadline_with_few_requests(tmp_path):
+def test_a_provider_that_only_rate_limits_aborts_within_the_deadline_with_few_requests(tmp_path, monkeypatch):
+    """The health's default timings; its announced pauses pass on virtual time (tests/quick_health.py),
+    on which the deadline runs too: the run gives up without waiting, on the clock it would have."""
+    built = quick_health(monkeypatch, virtual_pauses=True, shorten=False)
     with JudgeServer(only_429_handler) as server:
         started = time.monotonic()
         with pytest.raises(ProviderDown) as caught:
@@ -140,10 +144,12 @@ def test_a_provider_that_only_rate_limits_aborts_within_the_deadline_with_few_re
         sent = len(server.judge_requests())
     # a wave of at most 16, then one probe after the announced second (halving instead would send 8 more)
     assert elapsed < 1.0 + 3.0 and sent <= 20, (elapsed, sent)
+    assert built[0].skew > 0 and set(built[0].waits) == {1.0}  # the announced second read, paused on the clock
     assert "answered only 429" in str(caught.value) and "--judge-deadline" in caught.value.hint
 
 
-def test_a_gateway_whose_upstreams_all_cool_down_aborts_within_the_deadline(tmp_path):
+def test_a_gateway_whose_upstreams_all_cool_down_aborts_within_the_deadline(tmp_path, monkeypatch):
+    built = quick_health(monkeypatch, virtual_pauses=True, shorten=False)  # as above
     with JudgeServer(cooling_handler(1)) as server:
         started = time.monotonic()
         with pytest.raises(ProviderDown) as caught:
@@ -151,6 +157,7 @@ def test_a_gateway_whose_upstreams_all_cool_down_aborts_within_the_deadline(tmp_
         elapsed = time.monotonic() - started
         sent = len(server.judge_requests())
     assert elapsed < 1.0 + 3.0 and sent <= 20, (elapsed, sent)
+    assert built[0].skew > 0 and set(built[0].waits) == {1.0}
     assert "No deployments available" in str(caught.value) and "LiteLLM" in caught.value.hint
 
 
@@ -158,12 +165,14 @@ def test_a_timeout_longer_than_the_deadline_still_bounds_the_run_and_the_hint_na
     with JudgeServer(hang_handler) as server:
         started = time.monotonic()
         with pytest.raises(ProviderDown) as caught:
-            judge(items(1), settings_for(server.base_url, concurrency=1, timeout=1.0, deadline=0.5),
+            judge(items(1), settings_for(server.base_url, concurrency=1, timeout=0.4, deadline=0.2),
                   tmp_path / "c.sqlite")
         elapsed = time.monotonic() - started
-    assert elapsed < 1.0 + 0.5 + 2.5, elapsed  # one timeout, then retries cut to what is left of the deadline
+    assert elapsed < 0.4 + 0.2 + 2.5, elapsed  # one timeout, then retries cut to what is left of the deadline
     assert "no complete answer within" in str(caught.value) and "--judge-timeout" in caught.value.hint
-    assert "what was left of the run's deadline" in str(caught.value)  # the retry was cut, not given the whole 1 s
+    # the retry was cut, not given the whole 0.4 s
+    assert "what was left of the run's deadline; the request timeout is 0.4 s" in str(caught.value)
+    assert len(server.judge_requests()) >= 2
 
 
 def test_a_server_refusing_a_parameter_with_a_500_is_one_configuration_error_in_its_own_words(tmp_path):

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -146,7 +147,13 @@ def test_a_shared_cache_path_serves_a_second_output_dir(files, monkeypatch, tmp_
 def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(files, monkeypatch, signum, status,
                                                                                 words):
     data, predictions, out = files
-    with JudgeServer(latency=0.3) as server:
+    hold = threading.Event()  # the third reply is held (an order, not a time) until the run is stopped
+
+    def handler(request):
+        reply = default_handler(request)
+        reply.release = hold if len(server.requests) >= 3 else None
+        return reply
+    with JudgeServer(handler) as server:
         env = {**os.environ, "JUDGE_API_BASE": server.base_url, "JUDGE_API_KEY": KEY}
         process = subprocess.Popen(
             [sys.executable, str(ROOT / "evaluate.py"), "--data", str(data), "--predictions", str(predictions),
@@ -158,6 +165,7 @@ def test_an_interrupted_run_keeps_its_verdicts_and_the_rerun_asks_for_the_rest(f
             time.sleep(0.02)
         process.send_signal(signum)
         stdout, stderr = process.communicate(timeout=30)
+        hold.set()
         assert process.returncode == status, stderr
         assert words in stderr and "no result was written" in stderr
         assert "Traceback" not in stderr and KEY not in stdout + stderr

@@ -22,7 +22,7 @@ from eval.providers.openai_api import CHAT, RESPONSES, responses_input
 from eval.inputs.system_meta import inputs_sha256, load_system_meta, meta_path_for, system_signature_part, system_summary
 from judge_server import refused_base_url
 from model_server import ModelServer, reference_rows
-from quick_health import quick_health
+from quick_health import child_prelude, quick_health
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-model-test-0123456789abcdef"
@@ -62,6 +62,10 @@ def predict(server_or_url, tmp_path, model="stand-in", output="predictions.jsonl
 
 def lines_of(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+
+
+# tests/quick_health.py's quick cool-downs, passed on the health's own clock, and retries 0.01 s apart
+QUICK_CLI = {"virtual_pauses": True, "backoff_s": 0.01}
 
 
 def asked(server: ModelServer) -> list[str]:
@@ -275,7 +279,7 @@ def test_the_key_is_written_nowhere(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 def test_a_rerun_after_the_server_died_asks_only_for_what_is_missing(tmp_path, monkeypatch):
-    quick_health(monkeypatch, backoff_s=0.01)  # retries and probes hundredths of a second apart (tests/quick_health.py)
+    quick_health(monkeypatch, **QUICK_CLI)  # probes on the health's own clock, retries 0.01 s apart
     with ModelServer(ROWS, die_after=3) as dying:  # it answered: the whole deadline, here 0.5 s
         with pytest.raises(HarnessError) as stopped:
             predict(dying, tmp_path, concurrency=1, deadline_s=0.5)
@@ -370,7 +374,9 @@ def test_bad_inputs_stop_with_file_and_line(tmp_path, content, message):
 # The command line: faults, signals, environment
 # ---------------------------------------------------------------------------------------------
 
-def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, timeout=60):
+def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, timeout=60, quick=None):
+    """predict.py as a process; `quick` (tests/quick_health.py's settings, passed to `child_prelude`):
+    for a fault whose wait is the cool-downs' and back-off's, not what the test is about."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("MODEL_API", "JUDGE_API"))}
     if base_url is not None:
         env.update(MODEL_API_BASE=base_url, MODEL_API_KEY=KEY)
@@ -378,7 +384,9 @@ def run_cli(args: list[str], base_url: str | None, tmp_path, extra_env=None, tim
     inputs = tmp_path / "inputs.jsonl"
     if not inputs.exists():
         write_inputs(inputs)
-    command = [sys.executable, str(ROOT / "predict.py"), "--inputs", str(inputs),
+    script = [sys.executable, "-c", child_prelude(str(ROOT), str(ROOT / "predict.py"), **quick)] if quick else \
+        [sys.executable, str(ROOT / "predict.py")]
+    command = [*script, "--inputs", str(inputs),
                "--output", str(tmp_path / "predictions.jsonl"), "--model", "stand-in", "--quiet", *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, cwd=tmp_path)
 
@@ -389,10 +397,21 @@ def test_the_judges_variables_are_never_used(tmp_path):
     assert done.returncode == 2 and "MODEL_API_BASE and MODEL_API_KEY are not set" in done.stderr and server.posts() == []
 
 
-def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path):
+def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path, monkeypatch):
+    """In process, predict.py leaves the start-up deadline and cool-downs to the health's defaults
+    (5 s, 1 s doubling: pinned in test_provider.py); the process edge (exit 3, one message, no
+    traceback) is then checked on quick timings, passed on the health's own clock, so it waits
+    for no cool-down."""
     base = refused_base_url()
+    built = quick_health(monkeypatch, **QUICK_CLI)
+    with pytest.raises(HarnessError, match="MODEL_API_BASE") as stopped:
+        predict(base, tmp_path)
+    assert stopped.value.exit_status == 3 and len(built) == 1
+    assert not {"cooldown_s", "cooldown_max_s", "startup_deadline_s", "blind_pause_s", "backoff_s", "clock"} & set(
+        built[0].passed)
+    (tmp_path / "predictions.jsonl").unlink(missing_ok=True)
     start = time.monotonic()
-    done = run_cli([], base, tmp_path)
+    done = run_cli([], base, tmp_path, quick=QUICK_CLI)
     elapsed = time.monotonic() - start
     assert done.returncode == 3, done.stderr
     assert base.removesuffix("/v1") in done.stderr and "MODEL_API_BASE" in done.stderr
@@ -404,7 +423,11 @@ def test_a_server_that_refuses_connections_fails_fast_with_exit_3(tmp_path):
 def test_a_dead_or_hung_server_ends_the_run_within_the_deadline(tmp_path, mode):
     with ModelServer(ROWS, mode=mode) as server:
         start = time.monotonic()
-        done = run_cli(["--deadline", "1", "--timeout", "0.5", "--concurrency", "2"], server.base_url, tmp_path)
+        # the 500s on quick cool-downs passed on the health's own clock (tests/quick_health.py); the silent
+        # server on the defaults in real time, whose 1 s cool-down leaves the last probe the whole 0.5 s
+        # timeout the message names
+        done = run_cli(["--deadline", "1" if mode == "hang" else "0.4", "--timeout", "0.5", "--concurrency", "2"],
+                       server.base_url, tmp_path, quick=QUICK_CLI if mode == "error" else None)
         elapsed = time.monotonic() - start
     assert done.returncode == 3, done.stderr
     assert f"127.0.0.1:{server.port}" in done.stderr

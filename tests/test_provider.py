@@ -150,6 +150,12 @@ def health_for(base_url: str, **changes) -> ProviderHealth:
     return ProviderHealth(httpx.URL(base_url).host, **settings)
 
 
+def virtual_health_for(base_url: str, **changes) -> ProviderHealth:
+    """health_for whose cool-downs and 429 pauses pass at once on its clock (tests/quick_health.py):
+    a test reads the times on `health.clock`, which a real wait would have given, not slower."""
+    return quick_class(virtual_pauses=True)(httpx.URL(base_url).host, **{**HEALTH_SETTINGS, **changes})
+
+
 async def send_many(base_url: str, n: int, health: ProviderHealth, *, timeout: float = 2.0, max_retries: int = 6,
                     concurrency: int = 4) -> list:
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency)) as client:
@@ -246,22 +252,24 @@ def test_a_reply_of_exactly_64_kb_is_read_and_one_byte_more_is_too_large(extra, 
 
 def test_a_dead_provider_opens_the_breaker_and_the_run_gives_up_by_the_deadline():
     with JudgeServer(dead_handler) as server:
-        health = health_for(server.base_url, deadline_s=0.8)
-        started = time.monotonic()
+        health = virtual_health_for(server.base_url, deadline_s=0.8)
+        started, started_v = time.monotonic(), health.clock()
         outcomes = asyncio.run(send_many(server.base_url, 200, health))
-        elapsed = time.monotonic() - started
+        elapsed, elapsed_v = time.monotonic() - started, health.clock() - started_v
     assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
     assert len({id(outcome) for outcome in outcomes}) == 1  # one give-up, shared by the run
     assert "HTTP 500" in outcomes[0].last_cause and outcomes[0].host == "127.0.0.1"
-    assert 0.4 < elapsed < 4.0  # probes 0.1, 0.2, 0.4 s apart: the last before the deadline is sent at 0.7 s
+    # probes 0.1, 0.2, 0.4 s apart on the health's clock: the last before the deadline is sent at 0.7 s
+    # some cool-down passed on the clock (how much of it depends on the load)
+    assert 0.4 < elapsed_v < 4.0 and elapsed < 4.0 and health.skew > 0
     assert len(server.requests) < 30  # the first wave, then one probe at a time: not 200 x retries
 
 
 def test_a_silent_provider_times_out_into_the_breaker():
     with JudgeServer(hang_handler) as server:
-        health = health_for(server.base_url, deadline_s=0.8)
+        health = virtual_health_for(server.base_url, deadline_s=0.4)  # the cool-downs virtual, the timeouts real
         started = time.monotonic()
-        outcomes = asyncio.run(send_many(server.base_url, 50, health, timeout=0.3))
+        outcomes = asyncio.run(send_many(server.base_url, 50, health, timeout=0.15))
         elapsed = time.monotonic() - started
     assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
     assert "no complete answer within" in outcomes[0].last_cause
@@ -282,10 +290,10 @@ def test_the_short_startup_deadline_is_only_for_an_address_where_nothing_listens
     """A provider that answers 500s is there: it gets the whole deadline, not the startup one, and
     its hint never says that nothing accepts connections (issue 18's surviving mutants)."""
     with JudgeServer(dead_handler) as server:
-        health = health_for(server.base_url, deadline_s=1.2, startup_deadline_s=0.15)
-        started = time.monotonic()
+        health = virtual_health_for(server.base_url, deadline_s=1.2, startup_deadline_s=0.15)
+        started = health.clock()
         outcomes = asyncio.run(send_many(server.base_url, 8, health))
-        elapsed = time.monotonic() - started
+        elapsed = health.clock() - started  # the cool-downs on virtual time: what a real wait would give
     assert all(isinstance(outcome, ProviderDown) for outcome in outcomes)
     # probes 0.1, 0.2, 0.4, 0.4 s apart: the last before the deadline goes at 1.1 s (never sooner; with
     # the start-up deadline the run would end by about 0.2 s)
@@ -301,20 +309,20 @@ def test_a_provider_that_answered_once_and_then_refuses_connections_gets_the_who
 
 
 async def _answered_then_refused():
-    health = health_for("http://127.0.0.1:1/v1", deadline_s=1.0, startup_deadline_s=0.1)
+    health = virtual_health_for("http://127.0.0.1:1/v1", deadline_s=1.0, startup_deadline_s=0.1)
     with JudgeServer() as server:
         async with httpx.AsyncClient() as client:
             await send(client, health, server.base_url + "/chat/completions", BODY, HEADERS, timeout=2.0,
                        secrets=(KEY,))
     base_url = refused_base_url()
-    started = time.monotonic()
+    started = health.clock()  # the cool-downs on virtual time: the elapsed a real wait would give
     async with httpx.AsyncClient() as client:
         try:
             await send(client, health, base_url + "/chat/completions", BODY, HEADERS, timeout=2.0, secrets=(KEY,),
                        max_retries=100)
         except ProviderDown as error:
-            return time.monotonic() - started, error
-    return time.monotonic() - started, None
+            return health.clock() - started, error
+    return health.clock() - started, None
 
 
 def test_the_breaker_closes_when_the_provider_comes_back():
@@ -330,10 +338,16 @@ def test_the_breaker_closes_when_the_provider_comes_back():
 
 
 def test_probes_run_one_at_a_time_while_the_breaker_is_open():
-    with JudgeServer(dead_handler) as server:
-        health = health_for(server.base_url, deadline_s=1.0, cooldown_s=0.05, cooldown_max_s=0.1)
+    """On virtual time: each request is stamped with the health's clock as the stand-in receives it."""
+    stamps: list[float] = []
+
+    def handler(request):
+        stamps.append(health.clock())
+        return dead_handler(request)
+    health = virtual_health_for("http://127.0.0.1/v1", deadline_s=1.0, cooldown_s=0.05, cooldown_max_s=0.1)
+    with JudgeServer(handler) as server:
         asyncio.run(send_many(server.base_url, 100, health))
-    times = [request.received_at for request in server.requests]
+    times = stamps
     after_first_wave = times[8:]  # four in flight, up to four more before the breaker opens
     assert len(after_first_wave) >= 2  # probes 0.05, then 0.1 s apart until the deadline: about nine
     assert all(b - a >= 0.04 for a, b in zip(after_first_wave, after_first_wave[1:]))
@@ -344,24 +358,27 @@ def test_probes_run_one_at_a_time_while_the_breaker_is_open():
 # ---------------------------------------------------------------------------------------------
 
 def test_a_429_pauses_the_whole_pool_until_the_announced_time():
+    """On virtual time: each request is stamped with the health's clock as the stand-in receives it."""
     state = {"first_429_at": None}
+    stamps: list[float] = []
 
     def handler(request):
+        stamps.append(health.clock())
         if state["first_429_at"] is None:
-            state["first_429_at"] = time.monotonic()
+            state["first_429_at"] = stamps[-1]
             return Reply(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "300"})
         reply = default_handler(request)
         reply.delay = 0.1  # the 429 lands first; these finish inside the pause
         return reply
+    health = virtual_health_for("http://127.0.0.1/v1")
     with JudgeServer(handler) as server:
-        health = health_for(server.base_url)
         outcomes = asyncio.run(send_many(server.base_url, 12, health, concurrency=4))
     assert all(outcome.status == 200 for outcome in outcomes)
     first = state["first_429_at"]
     # the other three requests in flight may arrive together with the first; nothing new starts for 0.3 s
-    later = [request.received_at for request in server.requests[4:]]
-    assert later and min(later) - first >= 0.28
-    assert health.rate_limited == 1
+    later = stamps[4:]
+    assert len(stamps) == 13 and later and min(later) - first >= 0.28
+    assert health.rate_limited == 1 and health.waits == [pytest.approx(0.3)]
 
 
 def test_429s_never_use_up_a_request():
@@ -383,12 +400,20 @@ def test_an_insufficient_quota_429_is_a_rejection():
 
 @pytest.mark.parametrize("header", ["retry-after-ms", "x-ratelimit-reset-requests", "llm_provider-retry-after", None])
 def test_a_rate_limit_is_completed_without_giving_up(header):
-    limiter = RateLimit(20, header, window=0.5)
+    """The pauses pass on virtual time (tests/quick_health.py), the stand-in's windows on the same
+    clock: nothing waits, and each 429's wait is checked as `send` read it."""
+    health = quick_class(virtual_pauses=True)("127.0.0.1", **{**HEALTH_SETTINGS, "max_concurrency": 8})
+    limiter = RateLimit(20, header, window=0.5, clock=health.clock)
     with JudgeServer(limiter, latency=0.01) as server:
-        health = health_for(server.base_url, max_concurrency=8)
         outcomes = asyncio.run(send_many(server.base_url, 60, health, max_retries=0, concurrency=8))
     assert all(getattr(outcome, "status", None) == 200 for outcome in outcomes)
     assert health.rate_limited == limiter.rejected > 0 and len(server.requests) == 60 + limiter.rejected <= 60 * 2.5
+    assert len(health.waits) == limiter.rejected and health.skew > 0
+    if header is None:
+        assert all(wait is None for wait in health.waits)  # a blind pause
+    else:  # the window's rest, or a whole second where the spelling has only whole seconds
+        whole = header == "llm_provider-retry-after"
+        assert all(wait == 1.0 if whole else 0 < wait <= 0.52 for wait in health.waits), health.waits
 
 
 def test_the_limit_halves_on_a_429_and_grows_back_slowly():
@@ -436,7 +461,7 @@ def test_the_state_line_says_why_the_run_waits(setup, expected):
 def test_notices_are_sent_when_the_breaker_opens_and_when_the_run_gives_up():
     lines: list[str] = []
     with JudgeServer(dead_handler) as server:
-        health = health_for(server.base_url, deadline_s=0.4, notify=lines.append)
+        health = virtual_health_for(server.base_url, deadline_s=0.4, notify=lines.append)
         asyncio.run(send_many(server.base_url, 10, health))
     assert any(line.startswith("provider not answering") for line in lines)
     assert any(line.startswith("giving up on 127.0.0.1") for line in lines)
