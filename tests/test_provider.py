@@ -530,3 +530,16 @@ def test_the_default_timings_are_the_documented_ones():
     health = ProviderHealth("h", max_concurrency=1)
     assert (health.cooldown_s, health.cooldown_max_s, health.startup_deadline_s, health.deadline_s) == (1.0, 8.0, 5.0, 30.0)
     assert health.blind_pause_initial_s == 0.5 and health.failure_threshold == 5
+
+
+@pytest.mark.parametrize("limit, timeout, shown", [
+    (0.998763, 1.0, "no complete answer within 1 s"),  # cut by under 0.05 s: the timeout as given
+    (0.5, 0.5, "no complete answer within 0.5 s"),
+    (0.37412, 1.0, "no complete answer within 0.37 s (what was left of the run's deadline; the request timeout is 1 s)"),
+    (123.456, 300.0, "no complete answer within 123.46 s (what was left of the run's deadline; the request timeout "
+                     "is 300 s)"),
+])
+def test_a_timed_out_request_names_its_limit_in_a_readable_number(limit, timeout, shown):
+    from eval.providers import health as health_module
+
+    assert health_module.timeout_cause(limit, timeout) == shown

@@ -677,6 +677,16 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
+def timeout_cause(limit: float, timeout: float) -> str:
+    """A timed-out request's cause. A retry gets what is left of the deadline, not the whole
+    timeout, and says so; a limit cut by under 0.05 s is shown as the timeout the user gave (not
+    "0.998763 s")."""
+    if limit < timeout - 0.05:
+        return (f"no complete answer within {round(limit, 2):g} s (what was left of the run's deadline; "
+                f"the request timeout is {timeout:g} s)")
+    return f"no complete answer within {timeout:g} s"
+
+
 async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, body: bytes, headers: dict,
                *, timeout: float, secrets: tuple[str, ...], max_retries: int = 6,
                max_reply_bytes: int = MAX_REPLY_BYTES) -> ProviderReply:
@@ -711,9 +721,7 @@ async def send(client: "httpx.AsyncClient", health: ProviderHealth, url: str, bo
         except (httpx.TransportError, httpx.DecodingError, TimeoutError) as error:
             status = 0
             if isinstance(error, TimeoutError) or isinstance(error, httpx.TimeoutException):
-                cause, kind = f"no complete answer within {limit:g} s", "timeout"
-                if limit < timeout - 0.05:  # a retry gets what is left of the deadline, not the whole timeout
-                    cause += f" (what was left of the run's deadline; the request timeout is {timeout:g} s)"
+                cause, kind = timeout_cause(limit, timeout), "timeout"
             else:
                 cause = redact(_describe(error), secrets, MESSAGE_LIMIT)
             unreachable = isinstance(error, httpx.ConnectError)
