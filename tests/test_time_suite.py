@@ -60,7 +60,7 @@ def test_the_figures_docs_show_agree_with_each_other_and_the_target():
     section = page.split("### How long it takes", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| (before|after)[^|]*\|[^|]*\| (\d+) s \| (\d+) s \| (\d+) s \|$", section, re.M)
     assert [row[0] for row in rows] == ["before", "after"]
-    for (name, cpu, _wall, least), workers in zip(rows, (1, 2)):
-        assert int(least) == round(int(cpu) / workers), name
-    assert int(rows[1][3]) <= time_suite.TARGET_WALL_S < int(rows[0][3])
+    for name, cpu, _wall, least in rows:  # both with `-n auto` on the 2-core machine
+        assert int(least) == round(int(cpu) / 2), name
+    assert int(rows[1][2]) <= time_suite.TARGET_WALL_S < int(rows[0][2])  # the measured wall: after meets it
     assert f"The target is {time_suite.TARGET_WALL_S:.0f} s" in " ".join(section.split())
