@@ -25,6 +25,14 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+def stopped_by(stop: KeyboardInterrupt) -> tuple[str, int]:
+    """What stopped a run and its exit status: ("interrupted", 130) for Ctrl-C, ("stopped by
+    SIGTERM", 143) and ("stopped by SIGHUP", 129) for a Terminated."""
+    if isinstance(stop, Terminated):
+        return f"stopped by {signal.Signals(stop.signum).name}", 128 + stop.signum
+    return "interrupted", 128 + signal.SIGINT
+
+
 def _raise_terminated(signum: int, frame) -> None:
     raise Terminated(signum)
 
@@ -56,14 +64,10 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         print(f"error: the Judge cache cannot be used ({type(error).__name__}: {error})\n"
               "  hint: point --judge-cache at a new file, or delete the broken one", file=sys.stderr)
         return 2
-    except Terminated as stop:  # before KeyboardInterrupt, its base
-        name = signal.Signals(stop.signum).name
-        print(f"stopped by {name}: no result was written (Judge verdicts received so far stay in the cache)",
-              file=sys.stderr)
-        return 128 + stop.signum
-    except KeyboardInterrupt:
-        print("interrupted: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # Ctrl-C, or a Terminated
+        words, status = stopped_by(stop)
+        print(f"{words}: no result was written (Judge verdicts received so far stay in the cache)", file=sys.stderr)
+        return status
     finally:
         for signum, handler in previous.items():
             # a script's own process is about to exit: a late signal changes nothing any more, so it

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from pathlib import Path
 
-from eval.exits import Terminated, run_cli
+from eval.exits import run_cli, stopped_by
 from eval.flags import HarnessParser
 from eval.providers.openai_api import REASONING_EFFORTS
 from eval.prediction.runner import (DEFAULT_CONCURRENCY, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S, ENDPOINT_CHOICES,
@@ -97,10 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{stop}: {stop.written} of {stop.total} answers are saved in {args.output}; "
                   "rerun the same command to ask for the rest", file=sys.stderr)
             return 128 + stop.signum
-        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
-        print(f"{'interrupted' if signum == signal.SIGINT else 'stopped by ' + signal.Signals(signum).name} "
-              "before any request: nothing was changed", file=sys.stderr)
-        return 128 + signum
+        words, status = stopped_by(stop)
+        print(f"{words} before any request: nothing was changed", file=sys.stderr)
+        return status
     print(summary_line(result))
     return 0
 
